@@ -1,0 +1,241 @@
+//! The command line (common.md §8): clap definitions and the exit codes of §8.9.
+
+use crate::config::{parse_listen, parse_public_url};
+use crate::datadir::{DataDir, DataDirError};
+use crate::model::Role;
+use crate::server::{self, Exit, ServeOptions};
+use crate::service::users::{self, UserError};
+use crate::store::Store;
+use clap::{Args, Parser, Subcommand};
+use std::io::BufRead;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+#[derive(Parser)]
+#[command(
+    name = "almanac",
+    version,
+    about = "A search-centric events calendar API server",
+    arg_required_else_help = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Args)]
+struct DataDirArg {
+    /// Data directory (created by `serve` and `user add` when missing).
+    #[arg(long, env = "ALMANAC_DATA_DIR", default_value = "./almanac-data")]
+    data_dir: PathBuf,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the HTTP server.
+    Serve {
+        #[command(flatten)]
+        data_dir: DataDirArg,
+        /// IP literal and port to listen on; port 0 picks a free port.
+        #[arg(long, env = "ALMANAC_LISTEN", default_value = "127.0.0.1:8080", value_parser = parse_listen)]
+        listen: SocketAddr,
+        /// Absolute base URL used in links (default: http:// + the bound address).
+        #[arg(long, env = "ALMANAC_PUBLIC_URL", value_parser = parse_public_url)]
+        public_url: Option<String>,
+    },
+    /// Manage users.
+    User {
+        #[command(subcommand)]
+        command: UserCommand,
+    },
+}
+
+#[derive(Args)]
+#[group(multiple = false)]
+struct PasswordSource {
+    /// The password (a random one is generated and printed when neither option is given).
+    #[arg(long)]
+    password: Option<String>,
+    /// Read the password from one line of standard input.
+    #[arg(long)]
+    password_stdin: bool,
+}
+
+#[derive(Subcommand)]
+enum UserCommand {
+    /// Add a user.
+    Add {
+        name: String,
+        /// administrator, editor, author, contributor or subscriber.
+        #[arg(long, value_parser = parse_role)]
+        role: Role,
+        #[command(flatten)]
+        password: PasswordSource,
+        #[command(flatten)]
+        data_dir: DataDirArg,
+    },
+    /// List users: ID, name and role, tab-separated, ordered by ID.
+    List {
+        #[command(flatten)]
+        data_dir: DataDirArg,
+    },
+    /// Replace a user's password.
+    SetPassword {
+        name: String,
+        #[command(flatten)]
+        password: PasswordSource,
+        #[command(flatten)]
+        data_dir: DataDirArg,
+    },
+}
+
+fn parse_role(value: &str) -> Result<Role, String> {
+    Role::parse(value).ok_or_else(|| {
+        "expected administrator, editor, author, contributor or subscriber".to_string()
+    })
+}
+
+/// Runs the command line and returns the process exit code.
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // clap prints help/version to stdout (exit 0) and usage errors to stderr (exit 2).
+            let _ = e.print();
+            return e.exit_code();
+        }
+    };
+    if let Err(message) = init_logging() {
+        eprintln!("error: {message}");
+        return 2;
+    }
+    match run(cli.command) {
+        Ok(()) => 0,
+        Err(exit) => {
+            eprintln!("error: {}", exit.message);
+            exit.code
+        }
+    }
+}
+
+/// stderr logging filtered by `ALMANAC_LOG` (default `info`; empty counts as unset).
+fn init_logging() -> Result<(), String> {
+    let directives = std::env::var("ALMANAC_LOG")
+        .ok()
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| "info".into());
+    let filter = tracing_subscriber::EnvFilter::try_new(&directives)
+        .map_err(|e| format!("invalid ALMANAC_LOG {directives:?}: {e}"))?;
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .init();
+    Ok(())
+}
+
+fn run(command: Command) -> Result<(), Exit> {
+    match command {
+        Command::Serve {
+            data_dir,
+            listen,
+            public_url,
+        } => server::serve(ServeOptions {
+            data_dir: data_dir.data_dir,
+            listen,
+            public_url,
+        }),
+        Command::User { command } => run_user(command),
+    }
+}
+
+fn run_user(command: UserCommand) -> Result<(), Exit> {
+    match command {
+        UserCommand::Add {
+            name,
+            role,
+            password,
+            data_dir,
+        } => {
+            let (password, generated) = password.resolve()?;
+            users::validate_name(&name).map_err(user_exit)?;
+            let (_dir, store) = open_store(&data_dir.data_dir, true)?;
+            let user = users::add(&store, &name, role, &password).map_err(user_exit)?;
+            println!(
+                "added user {} ({}) with ID {}",
+                user.name, user.role, user.id
+            );
+            if generated {
+                println!("password: {password}");
+            }
+            Ok(())
+        }
+        UserCommand::List { data_dir } => {
+            let (_dir, store) = open_store(&data_dir.data_dir, false)?;
+            for user in users::list(&store).map_err(user_exit)? {
+                println!("{}\t{}\t{}", user.id, user.name, user.role);
+            }
+            Ok(())
+        }
+        UserCommand::SetPassword {
+            name,
+            password,
+            data_dir,
+        } => {
+            let (password, generated) = password.resolve()?;
+            let (_dir, store) = open_store(&data_dir.data_dir, false)?;
+            users::set_password(&store, &name, &password).map_err(user_exit)?;
+            if generated {
+                println!("password: {password}");
+            }
+            Ok(())
+        }
+    }
+}
+
+impl PasswordSource {
+    /// The password to use, and whether it was generated (and must be printed).
+    fn resolve(self) -> Result<(String, bool), Exit> {
+        let password = if self.password_stdin {
+            let mut line = String::new();
+            std::io::stdin()
+                .lock()
+                .read_line(&mut line)
+                .map_err(|_| Exit::new(2, "standard input is not a UTF-8 line"))?;
+            let line = line.strip_suffix('\n').unwrap_or(&line);
+            Some(line.strip_suffix('\r').unwrap_or(line).to_string())
+        } else {
+            self.password
+        };
+        match password {
+            Some(p) => {
+                users::validate_password(&p).map_err(user_exit)?;
+                Ok((p, false))
+            }
+            None => Ok((crate::auth::password::generate(), true)),
+        }
+    }
+}
+
+fn open_store(root: &std::path::Path, create: bool) -> Result<(DataDir, Store), Exit> {
+    let dir = DataDir::open(root, create).map_err(data_dir_exit)?;
+    let store = Store::open(&dir.store_path()).map_err(|e| Exit::new(1, e))?;
+    Ok((dir, store))
+}
+
+pub fn data_dir_exit(e: DataDirError) -> Exit {
+    let code = match e {
+        DataDirError::Locked(_) => 3,
+        DataDirError::Missing(_) | DataDirError::Io { .. } => 1,
+    };
+    Exit::new(code, e)
+}
+
+fn user_exit(e: UserError) -> Exit {
+    let code = match e {
+        UserError::InvalidName(_) | UserError::InvalidPassword => 2,
+        UserError::NameTaken(_) | UserError::UnknownUser(_) => 4,
+        UserError::Store(_) => 1,
+    };
+    Exit::new(code, e)
+}

@@ -1,0 +1,214 @@
+//! The one error type of the HTTP layer and its mapping to the contract's body
+//! `{code, message, data: {status, ...}}` (common.md §5). Every failure of any layer below is
+//! turned into an [`ApiError`] exactly once, here or in the `From` impls next to it.
+
+use crate::auth::{AuthError, Caller};
+use crate::values::Invalid;
+use serde_json::{json, Map, Value};
+use warp::http::StatusCode;
+
+/// Body limit (common.md §6.6).
+pub const MAX_BODY_BYTES: usize = 1_048_576;
+/// Request-target limit (common.md §6.6).
+pub const MAX_TARGET_BYTES: usize = 8192;
+
+#[derive(Debug, Clone)]
+pub struct ApiError {
+    pub status: StatusCode,
+    pub code: &'static str,
+    pub message: String,
+    /// Members of `data` besides `status`.
+    pub data: Map<String, Value>,
+}
+
+impl ApiError {
+    pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError {
+            status,
+            code,
+            message: message.into(),
+            data: Map::new(),
+        }
+    }
+
+    pub fn with(mut self, key: &str, value: Value) -> ApiError {
+        self.data.insert(key.to_string(), value);
+        self
+    }
+
+    pub fn no_route() -> ApiError {
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            "rest_no_route",
+            "No route was found matching the URL and request method.",
+        )
+    }
+
+    pub fn invalid_namespace() -> ApiError {
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            "rest_invalid_namespace",
+            "The specified namespace could not be found.",
+        )
+    }
+
+    pub fn uri_too_long() -> ApiError {
+        ApiError::new(
+            StatusCode::URI_TOO_LONG,
+            "rest_uri_too_long",
+            "The request target is too long.",
+        )
+        .with("max_bytes", json!(MAX_TARGET_BYTES))
+    }
+
+    pub fn payload_too_large() -> ApiError {
+        ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "rest_payload_too_large",
+            "The request body is too large.",
+        )
+        .with("max_bytes", json!(MAX_BODY_BYTES))
+    }
+
+    pub fn unsupported_media_type() -> ApiError {
+        ApiError::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "rest_unsupported_media_type",
+            "The request body must be UTF-8 JSON or form data.",
+        )
+        .with(
+            "supported",
+            json!(["application/json", "application/x-www-form-urlencoded"]),
+        )
+    }
+
+    pub fn invalid_json(json_error_code: u8, detail: &str) -> ApiError {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "rest_invalid_json",
+            "Invalid JSON body passed.",
+        )
+        .with("json_error_code", json!(json_error_code))
+        .with("json_error_message", json!(detail))
+    }
+
+    /// Required parameters absent, in the order the route declares them (common.md §5.2).
+    pub fn missing_params(names: &[&str]) -> ApiError {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "rest_missing_callback_param",
+            format!("Required parameter(s) not supplied: {}", names.join(", ")),
+        )
+        .with("params", json!(names))
+    }
+
+    /// Every invalid parameter of the request at once (common.md §5.2).
+    pub fn invalid_params(invalid: &[(String, Invalid)]) -> ApiError {
+        let mut params = Map::new();
+        let mut details = Map::new();
+        for (name, why) in invalid {
+            let message = format!("{name} {}", why.reason);
+            params.insert(name.clone(), json!(message));
+            details.insert(
+                name.clone(),
+                json!({"code": why.code.as_str(), "message": message, "data": {"param": name}}),
+            );
+        }
+        let names: Vec<&str> = invalid.iter().map(|(n, _)| n.as_str()).collect();
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "rest_invalid_param",
+            format!(
+                "Parameter(s) with unacceptable values: {}",
+                names.join(", ")
+            ),
+        )
+        .with("params", Value::Object(params))
+        .with("details", Value::Object(details))
+    }
+
+    /// A refused route-level permission: 401 for anonymous callers, 403 otherwise (§3.6).
+    pub fn forbidden(caller: Caller) -> ApiError {
+        let status = if caller.is_authenticated() {
+            StatusCode::FORBIDDEN
+        } else {
+            StatusCode::UNAUTHORIZED
+        };
+        ApiError::new(
+            status,
+            "rest_forbidden",
+            "You are not allowed to perform this action.",
+        )
+    }
+
+    pub fn internal() -> ApiError {
+        ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal_server_error",
+            "The server could not complete the request.",
+        )
+    }
+
+    pub fn body(&self) -> Value {
+        let mut data = Map::new();
+        data.insert("status".into(), json!(self.status.as_u16()));
+        data.extend(self.data.clone());
+        json!({"code": self.code, "message": self.message, "data": data})
+    }
+}
+
+impl From<AuthError> for ApiError {
+    fn from(e: AuthError) -> ApiError {
+        let (code, message) = match e {
+            AuthError::Malformed => (
+                "rest_invalid_authorization",
+                "The Authorization header is malformed.",
+            ),
+            AuthError::UnknownUser => ("invalid_username", "Unknown username."),
+            AuthError::WrongPassword => (
+                "incorrect_password",
+                "The provided password is an invalid application password.",
+            ),
+        };
+        ApiError::new(StatusCode::UNAUTHORIZED, code, message)
+    }
+}
+
+impl From<crate::store::StoreError> for ApiError {
+    fn from(e: crate::store::StoreError) -> ApiError {
+        tracing::error!(error = %e, "store failure");
+        ApiError::internal()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::values::SubCode;
+
+    #[test]
+    fn bodies_have_exactly_the_contract_shape() {
+        let body = ApiError::no_route().body();
+        assert_eq!(
+            body,
+            json!({"code": "rest_no_route", "message": "No route was found matching the URL and request method.", "data": {"status": 404}})
+        );
+        let invalid = ApiError::invalid_params(&[(
+            "page".into(),
+            Invalid::new(SubCode::OutOfBounds, "must be an integer of at least 1."),
+        )])
+        .body();
+        assert_eq!(invalid["data"]["status"], 400);
+        assert_eq!(
+            invalid["data"]["params"]["page"],
+            "page must be an integer of at least 1."
+        );
+        assert_eq!(
+            invalid["data"]["details"]["page"]["code"],
+            "rest_out_of_bounds"
+        );
+        assert_eq!(invalid["data"]["details"]["page"]["data"]["param"], "page");
+        let missing = ApiError::missing_params(&["title", "start_date"]).body();
+        assert_eq!(missing["data"]["params"], json!(["title", "start_date"]));
+    }
+}

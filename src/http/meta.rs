@@ -1,0 +1,129 @@
+//! The meta routes: the namespace index (common.md §2.2), `/doc` (§2.4), route descriptions
+//! for OPTIONS (§2.3) and the REST root index (§2.1). All of them are generated from the
+//! route table.
+
+use crate::http::error::ApiError;
+use crate::http::links::{Links, NAMESPACE};
+use crate::http::params::{ParamKind, ParamSpec};
+use crate::http::routes::{Endpoint, Group, OperationClass, ResponseSchema, Route};
+use crate::http::{openapi, ApiResponse, AppState, Context};
+use serde_json::{json, Map, Value};
+use warp::http::header::HeaderName;
+
+pub fn routes() -> Vec<Route> {
+    vec![
+        Route {
+            segments: &[],
+            endpoints: vec![Endpoint {
+                group: Group::Read,
+                operation_id: "getNamespaceIndex",
+                summary: "The namespace index: every route with its methods and arguments.",
+                class: OperationClass::Meta,
+                response: ResponseSchema::Component("NamespaceIndex"),
+                params: vec![
+                    ParamSpec::query("namespace", ParamKind::String).default(json!(NAMESPACE)),
+                    ParamSpec::query("context", ParamKind::String).default(json!("view")),
+                    ParamSpec::translation_language(),
+                ],
+                handler: namespace_index,
+            }],
+        },
+        Route {
+            segments: &[crate::http::routes::Seg::Lit("doc")],
+            endpoints: vec![Endpoint {
+                group: Group::Read,
+                operation_id: "getDocumentation",
+                summary: "This OpenAPI 3.1 document.",
+                class: OperationClass::Meta,
+                response: ResponseSchema::AnyObject,
+                params: vec![ParamSpec::translation_language()],
+                handler: documentation,
+            }],
+        },
+    ]
+}
+
+fn namespace_index(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
+    if ctx.params.str("namespace") != Some(NAMESPACE) {
+        return Err(ApiError::invalid_namespace());
+    }
+    let mut routes = Map::new();
+    for route in &state.routes.routes {
+        routes.insert(route.index_key(), route_entry(route, &ctx.links));
+    }
+    Ok(ApiResponse::ok(json!({
+        "namespace": NAMESPACE,
+        "routes": routes,
+        "_links": {"up": [{"href": ctx.links.rest_root()}]},
+    })))
+}
+
+fn documentation(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
+    Ok(ApiResponse::ok(openapi::document(
+        &state.routes,
+        &ctx.links,
+    )))
+}
+
+/// One entry of the namespace index, also the body of OPTIONS on the route (§2.3).
+pub fn route_entry(route: &Route, links: &Links) -> Value {
+    let endpoints: Vec<Value> = route
+        .endpoints
+        .iter()
+        .map(|e| {
+            let args: Map<String, Value> = e
+                .params
+                .iter()
+                .map(|p| (p.name.to_string(), p.index_arg()))
+                .collect();
+            json!({"methods": e.group.methods().iter().map(|m| m.as_str()).collect::<Vec<_>>(), "args": args})
+        })
+        .collect();
+    let mut entry = json!({
+        "namespace": NAMESPACE,
+        "methods": route.methods().iter().map(|m| m.as_str()).collect::<Vec<_>>(),
+        "endpoints": endpoints,
+    });
+    if !route.has_placeholders() {
+        entry["_links"] = json!({"self": [{"href": links.route(&route.relative_path())}]});
+    }
+    entry
+}
+
+/// The `/` entry of the REST root index (§2.1), also its OPTIONS answer.
+pub fn rest_root_entry(links: &Links) -> Value {
+    json!({
+        "namespace": "",
+        "methods": ["GET"],
+        "endpoints": [{"methods": ["GET"], "args": {"context": {"default": "view", "required": false}}}],
+        "_links": {"self": [{"href": links.rest_root()}]},
+    })
+}
+
+/// `GET /`, `/pt-br/`, `/es/` (§2.1) with the discovery headers.
+pub fn rest_root(state: &AppState, links: &Links) -> ApiResponse {
+    let mut routes = Map::new();
+    routes.insert("/".into(), rest_root_entry(links));
+    for route in &state.routes.routes {
+        routes.insert(route.index_key(), route_entry(route, links));
+    }
+    ApiResponse::ok(json!({
+        "name": "almanac",
+        "description": "Events calendar REST service",
+        "url": links.public_url(),
+        "home": links.public_url(),
+        "gmt_offset": 0,
+        "timezone_string": "UTC",
+        "namespaces": [NAMESPACE],
+        "routes": routes,
+    }))
+    .header(HeaderName::from_static("x-cal-api-version"), "v1")
+    .header(
+        HeaderName::from_static("x-cal-api-root"),
+        format!("{}/", links.namespace()),
+    )
+    .header(
+        HeaderName::from_static("x-cal-api-origin"),
+        links.public_url(),
+    )
+}

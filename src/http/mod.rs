@@ -1,0 +1,278 @@
+//! The HTTP layer: warp is used as the server and for request extraction only; routing,
+//! parameter handling and the processing order are the contract's own (common.md §1.10),
+//! implemented by [`process`] over the [`routes::RouteTable`].
+
+pub mod body;
+pub mod error;
+pub mod links;
+pub mod meta;
+pub mod openapi;
+pub mod params;
+pub mod response;
+pub mod routes;
+
+use crate::auth::{Authenticator, Caller};
+use crate::model::Language;
+use crate::store::Store;
+use error::{ApiError, MAX_TARGET_BYTES};
+use futures_util::Stream;
+use links::Links;
+use params::Params;
+pub use response::ApiResponse;
+use response::Finish;
+use routes::{PathValues, RouteTable, Target};
+use serde_json::json;
+use std::sync::Arc;
+use std::time::Instant;
+use warp::http::header::{HeaderMap, HeaderName};
+use warp::http::Method;
+use warp::reply::Response;
+use warp::Filter;
+
+use crate::values::form::RawParams;
+
+/// Everything a handler may use.
+pub struct AppState {
+    pub store: Arc<Store>,
+    pub auth: Authenticator,
+    /// `P` of the contract: absolute, no trailing slash.
+    pub public_url: Arc<str>,
+    pub routes: RouteTable,
+}
+
+impl AppState {
+    pub fn new(store: Arc<Store>, auth: Authenticator, public_url: &str) -> AppState {
+        AppState {
+            store,
+            auth,
+            public_url: public_url.into(),
+            routes: RouteTable::new(meta::routes()),
+        }
+    }
+}
+
+/// One request inside the namespace, after validation (step 10 on).
+pub struct Context {
+    pub caller: Caller,
+    /// The effective method (after override).
+    pub method: Method,
+    pub links: Links,
+    /// The effective language (§7.1).
+    pub language: Language,
+    pub params: Params,
+    pub path: PathValues,
+    /// The index of the matched route in the table.
+    pub route: usize,
+}
+
+/// The warp filter serving every request.
+pub fn filter(
+    state: Arc<AppState>,
+) -> impl Filter<Extract = (Response,), Error = warp::Rejection> + Clone {
+    let query = warp::query::raw().or(warp::any().map(String::new)).unify();
+    warp::any()
+        .map(move || state.clone())
+        .and(warp::method())
+        .and(warp::path::full())
+        .and(query)
+        .and(warp::header::headers_cloned())
+        .and(warp::body::stream())
+        .then(
+            |state: Arc<AppState>,
+             method: Method,
+             path: warp::path::FullPath,
+             query: String,
+             headers: HeaderMap,
+             body| async move {
+                let started = Instant::now();
+                let response = process(
+                    &state,
+                    method.clone(),
+                    path.as_str(),
+                    &query,
+                    &headers,
+                    body,
+                )
+                .await;
+                // Only the path is logged: query strings may carry event passwords.
+                tracing::info!(
+                    method = %method,
+                    path = path.as_str(),
+                    status = response.status().as_u16(),
+                    micros = started.elapsed().as_micros() as u64,
+                    "request"
+                );
+                response
+            },
+        )
+}
+
+/// Steps 1–12 of common.md §1.10, and the finishing of the answer.
+async fn process<S, B>(
+    state: &AppState,
+    method: Method,
+    path: &str,
+    query: &str,
+    headers: &HeaderMap,
+    body: S,
+) -> Response
+where
+    S: Stream<Item = Result<B, warp::Error>>,
+    B: bytes::Buf,
+{
+    let target = state.routes.resolve(path);
+    let segment = match &target {
+        Target::RestRoot { segment } | Target::Namespace { segment, .. } => *segment,
+        _ => path
+            .trim_start_matches('/')
+            .split('/')
+            .next()
+            .and_then(Language::from_segment),
+    };
+    let links = Links::new(state.public_url.clone(), segment);
+    let mut finish = Finish {
+        method: &method,
+        request_headers: headers,
+        caller: Caller::Anonymous,
+        links: (target != Target::Healthz).then_some(&links),
+        allow: None,
+    };
+
+    // Step 1: the request target's length.
+    let target_len = path.len() + if query.is_empty() { 0 } else { query.len() + 1 };
+    if target_len > MAX_TARGET_BYTES {
+        return finish.error(&ApiError::uri_too_long());
+    }
+    // Step 2: credentials (not on /healthz).
+    if target != Target::Healthz {
+        let authorization = headers.get(warp::http::header::AUTHORIZATION);
+        match state
+            .auth
+            .authenticate(authorization.map(|v| v.as_bytes()))
+            .await
+        {
+            Ok(caller) => finish.caller = caller,
+            Err(e) => return finish.error(&ApiError::from(e)),
+        }
+    }
+    // Step 3: method override.
+    let query_params = RawParams::from_form(query.as_bytes());
+    let method = effective_method(&method, &query_params, headers);
+    finish.method = &method;
+
+    // Steps 4 and 5: route, method, OPTIONS.
+    let (route_index, values) = match target {
+        Target::Healthz => {
+            return match method {
+                Method::GET | Method::HEAD => finish.success(
+                    ApiResponse::ok(json!({"status": "ok", "version": crate::VERSION})),
+                    Some("no-store"),
+                ),
+                _ => finish.error(&ApiError::no_route()),
+            };
+        }
+        Target::Unknown => return finish.error(&ApiError::no_route()),
+        Target::RestRoot { .. } => {
+            finish.allow = Some("GET".into());
+            return match method {
+                Method::GET | Method::HEAD => finish.success(meta::rest_root(state, &links), None),
+                Method::OPTIONS => {
+                    finish.success(ApiResponse::ok(meta::rest_root_entry(&links)), None)
+                }
+                _ => finish.error(&ApiError::no_route()),
+            };
+        }
+        Target::Namespace { route, values, .. } => (route, values),
+    };
+    let route = &state.routes.routes[route_index];
+    finish.allow = Some(allow_header(&route.methods()));
+    if method == Method::OPTIONS {
+        return finish.success(ApiResponse::ok(meta::route_entry(route, &links)), None);
+    }
+    let Some(endpoint) = route.endpoint_for(&method) else {
+        return finish.error(&ApiError::no_route());
+    };
+
+    // Step 6: the body (read for the size limit even when it is ignored).
+    let bytes = match body::read_limited(headers, body).await {
+        Ok(bytes) => bytes,
+        Err(e) => return finish.error(&e),
+    };
+    // Step 7: parameters (body wins over query).
+    let mut raw = query_params;
+    if matches!(
+        method,
+        Method::POST | Method::PUT | Method::PATCH | Method::DELETE
+    ) {
+        match body::parameters(headers, &bytes) {
+            Ok(body_params) => raw.overlay(body_params),
+            Err(e) => return finish.error(&e),
+        }
+    }
+    // Steps 8 and 9: required and valid.
+    let params = match params::validate(&endpoint.params, &raw) {
+        Ok(p) => p,
+        Err(e) => return finish.error(&e),
+    };
+    let language = params
+        .translation_language()
+        .or(segment)
+        .unwrap_or(Language::En);
+    let context = Context {
+        caller: finish.caller,
+        method: method.clone(),
+        links: links.clone(),
+        language,
+        params,
+        path: values,
+        route: route_index,
+    };
+    // Steps 10–12: the handler, on the blocking pool (store and index are synchronous).
+    let handler = endpoint.handler;
+    let outcome = run_blocking(state, context, handler).await;
+    match outcome {
+        Ok(answer) => finish.success(answer, None),
+        Err(e) => finish.error(&e),
+    }
+}
+
+async fn run_blocking(
+    state: &AppState,
+    context: Context,
+    handler: routes::Handler,
+) -> Result<ApiResponse, ApiError> {
+    // The state outlives every request (it is owned by the server for its whole life), but
+    // `spawn_blocking` needs 'static data; `block_in_place` keeps the borrow and still moves
+    // the synchronous work off the async workers' hot path.
+    tokio::task::block_in_place(|| handler(state, &context))
+}
+
+/// §1.4: only a real POST may be overridden, by `_method` (query) first, then the header.
+fn effective_method(real: &Method, query: &RawParams, headers: &HeaderMap) -> Method {
+    if real != Method::POST {
+        return real.clone();
+    }
+    let from_query = query
+        .scalar("_method")
+        .and_then(|v| v.ok())
+        .and_then(|v| v.as_str().map(str::to_string));
+    let from_header = || {
+        headers
+            .get(HeaderName::from_static("x-http-method-override"))
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
+    };
+    match from_query.or_else(from_header) {
+        Some(word) => Method::from_bytes(word.trim().to_ascii_uppercase().as_bytes())
+            .unwrap_or_else(|_| Method::from_bytes(b"INVALID").expect("a valid token")),
+        None => real.clone(),
+    }
+}
+
+fn allow_header(methods: &[Method]) -> String {
+    methods
+        .iter()
+        .map(Method::as_str)
+        .collect::<Vec<_>>()
+        .join(", ")
+}

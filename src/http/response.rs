@@ -1,0 +1,242 @@
+//! What every answer carries (common.md §1.8, §1.9, §6.1, §6.3–§6.5, §6.7): JSON bytes,
+//! standard and CORS headers, the discovery `Link`, `Allow`, `Cache-Control`, weak ETags with
+//! `If-None-Match` → 304, and gzip. Handlers only produce an [`ApiResponse`] or an error.
+
+use crate::auth::Caller;
+use crate::http::error::ApiError;
+use crate::http::links::Links;
+use flate2::write::GzEncoder;
+use flate2::Compression;
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use std::io::Write;
+use warp::http::header::{self, HeaderMap, HeaderName, HeaderValue};
+use warp::http::{Method, StatusCode};
+use warp::reply::Response;
+
+/// A successful answer as a handler produces it.
+#[derive(Debug)]
+pub struct ApiResponse {
+    pub status: StatusCode,
+    pub body: Value,
+    /// Extra headers (e.g. `Location`, `X-Cal-Total`).
+    pub headers: Vec<(HeaderName, String)>,
+    /// `rel="next"` / `rel="prev"` entries of the `Link` header (§6.3).
+    pub link_relations: Vec<(String, &'static str)>,
+}
+
+impl ApiResponse {
+    pub fn ok(body: Value) -> ApiResponse {
+        ApiResponse {
+            status: StatusCode::OK,
+            body,
+            headers: Vec::new(),
+            link_relations: Vec::new(),
+        }
+    }
+
+    pub fn header(mut self, name: HeaderName, value: impl Into<String>) -> ApiResponse {
+        self.headers.push((name, value.into()));
+        self
+    }
+}
+
+/// Everything the finishing step needs to know about the request.
+pub struct Finish<'a> {
+    pub method: &'a Method,
+    pub request_headers: &'a HeaderMap,
+    pub caller: Caller,
+    /// `None` on `/healthz`, which has no discovery link.
+    pub links: Option<&'a Links>,
+    pub allow: Option<String>,
+}
+
+const ALLOW_HEADERS: &str = "Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type, If-None-Match, X-HTTP-Method-Override";
+const EXPOSE_HEADERS: &str = "X-Cal-Total, X-Cal-TotalPages, Link, ETag, Allow, Location";
+const ALLOW_METHODS: &str = "OPTIONS, GET, POST, PUT, PATCH, DELETE";
+const AUTHENTICATED_CACHE: &str = "no-cache, must-revalidate, max-age=0, no-store, private";
+/// Bodies smaller than this are not worth compressing (§6.7).
+const GZIP_MIN_BYTES: usize = 1024;
+
+impl Finish<'_> {
+    pub fn success(&self, answer: ApiResponse, cache_control: Option<&str>) -> Response {
+        let body = serde_json::to_vec(&answer.body).expect("JSON values always serialize");
+        let is_read = self.method == Method::GET || self.method == Method::HEAD;
+        let etag = (answer.status == StatusCode::OK && is_read).then(|| weak_etag(&body));
+        let cache = cache_control.unwrap_or(if self.caller.is_authenticated() {
+            AUTHENTICATED_CACHE
+        } else {
+            "no-cache"
+        });
+        if let Some(tag) = &etag {
+            if if_none_match(self.request_headers, tag) {
+                let mut response = Response::new(Vec::new().into());
+                *response.status_mut() = StatusCode::NOT_MODIFIED;
+                let h = response.headers_mut();
+                put(h, header::ETAG, tag);
+                put(h, header::CACHE_CONTROL, cache);
+                self.common_headers(h, false, &[]);
+                return response;
+            }
+        }
+        let mut response = self.json(answer.status, body, &answer.link_relations);
+        let h = response.headers_mut();
+        put(h, header::CACHE_CONTROL, cache);
+        if let Some(tag) = &etag {
+            put(h, header::ETAG, tag);
+        }
+        for (name, value) in answer.headers {
+            put(h, name, &value);
+        }
+        response
+    }
+
+    pub fn error(&self, error: &ApiError) -> Response {
+        let body = serde_json::to_vec(&error.body()).expect("JSON values always serialize");
+        let mut response = self.json(error.status, body, &[]);
+        put(response.headers_mut(), header::CACHE_CONTROL, "no-store");
+        response
+    }
+
+    fn json(&self, status: StatusCode, body: Vec<u8>, relations: &[(String, &str)]) -> Response {
+        let (body, gzipped) = if body.len() >= GZIP_MIN_BYTES && accepts_gzip(self.request_headers)
+        {
+            (gzip(&body), true)
+        } else {
+            (body, false)
+        };
+        let body = if self.method == Method::HEAD {
+            Vec::new()
+        } else {
+            body
+        };
+        let mut response = Response::new(body.into());
+        *response.status_mut() = status;
+        let h = response.headers_mut();
+        put(h, header::CONTENT_TYPE, "application/json; charset=UTF-8");
+        if gzipped {
+            put(h, header::CONTENT_ENCODING, "gzip");
+        }
+        self.common_headers(h, true, relations);
+        response
+    }
+
+    fn common_headers(&self, h: &mut HeaderMap, with_link: bool, relations: &[(String, &str)]) {
+        put(h, header::VARY, "Origin, Authorization, Accept-Encoding");
+        put(h, header::X_CONTENT_TYPE_OPTIONS, "nosniff");
+        put(h, HeaderName::from_static("x-robots-tag"), "noindex");
+        put(h, header::ACCESS_CONTROL_ALLOW_HEADERS, ALLOW_HEADERS);
+        put(h, header::ACCESS_CONTROL_EXPOSE_HEADERS, EXPOSE_HEADERS);
+        if let Some(origin) = self.request_headers.get(header::ORIGIN) {
+            h.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin.clone());
+            put(h, header::ACCESS_CONTROL_ALLOW_CREDENTIALS, "true");
+            put(h, header::ACCESS_CONTROL_ALLOW_METHODS, ALLOW_METHODS);
+        }
+        if let Some(allow) = &self.allow {
+            put(h, header::ALLOW, allow);
+        }
+        if let (true, Some(links)) = (with_link, self.links) {
+            let mut value = format!("<{}>; rel=\"https://api.w.org/\"", links.rest_root());
+            for (url, rel) in relations {
+                value.push_str(&format!(", <{url}>; rel=\"{rel}\""));
+            }
+            put(h, header::LINK, &value);
+        }
+    }
+}
+
+fn put(h: &mut HeaderMap, name: HeaderName, value: &str) {
+    // Every value set here is built from ASCII (links are form-encoded); a value that is
+    // somehow not a valid header is dropped rather than failing the answer.
+    if let Ok(v) = HeaderValue::from_str(value) {
+        h.insert(name, v);
+    }
+}
+
+/// `W/"` + the first 64 bits of SHA-256 of the uncompressed body, in hex (§6.4).
+pub fn weak_etag(body: &[u8]) -> String {
+    let digest = Sha256::digest(body);
+    let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    format!("W/\"{hex}\"")
+}
+
+/// Weak comparison: `W/` prefixes are ignored; `*` matches anything.
+fn if_none_match(headers: &HeaderMap, etag: &str) -> bool {
+    let strip = |t: &str| t.trim().trim_start_matches("W/").to_string();
+    let ours = strip(etag);
+    headers
+        .get_all(header::IF_NONE_MATCH)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|t| t.trim() == "*" || strip(t) == ours)
+}
+
+/// `gzip` or `x-gzip` listed with a non-zero quality.
+fn accepts_gzip(headers: &HeaderMap) -> bool {
+    headers
+        .get_all(header::ACCEPT_ENCODING)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|item| {
+            let mut parts = item.split(';');
+            let coding = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+            let quality = parts
+                .filter_map(|p| p.trim().strip_prefix("q="))
+                .filter_map(|q| q.trim().parse::<f32>().ok())
+                .next()
+                .unwrap_or(1.0);
+            (coding == "gzip" || coding == "x-gzip") && quality > 0.0
+        })
+}
+
+fn gzip(body: &[u8]) -> Vec<u8> {
+    let mut encoder = GzEncoder::new(Vec::with_capacity(body.len() / 3), Compression::fast());
+    encoder.write_all(body).expect("writing into a Vec");
+    encoder
+        .finish()
+        .expect("finishing a gzip stream into a Vec")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for (k, v) in pairs {
+            h.append(*k, HeaderValue::from_static(v));
+        }
+        h
+    }
+
+    #[test]
+    fn etags_are_weak_and_compared_weakly() {
+        let tag = weak_etag(b"{}");
+        assert!(tag.starts_with("W/\"") && tag.len() == 20);
+        let inner = tag.trim_start_matches("W/").to_string();
+        let mut h = HeaderMap::new();
+        h.insert(
+            header::IF_NONE_MATCH,
+            HeaderValue::from_str(&inner).unwrap(),
+        );
+        assert!(if_none_match(&h, &tag));
+        assert!(if_none_match(&headers(&[("if-none-match", "*")]), &tag));
+        assert!(!if_none_match(
+            &headers(&[("if-none-match", "W/\"00\"")]),
+            &tag
+        ));
+    }
+
+    #[test]
+    fn gzip_negotiation_honours_quality() {
+        assert!(accepts_gzip(&headers(&[("accept-encoding", "br, gzip")])));
+        assert!(accepts_gzip(&headers(&[(
+            "accept-encoding",
+            "x-gzip;q=0.5"
+        )])));
+        assert!(!accepts_gzip(&headers(&[("accept-encoding", "gzip;q=0")])));
+        assert!(!accepts_gzip(&headers(&[("accept-encoding", "identity")])));
+    }
+}

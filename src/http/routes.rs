@@ -1,0 +1,394 @@
+//! The route table: one entry per path of the namespace, each with its endpoints (handler
+//! groups). The same table drives dispatch, the namespace index (§2.2), OPTIONS (§2.3), the
+//! `Allow` header (§6.1) and `/doc` (§2.4): a route cannot exist undocumented.
+
+use crate::http::error::ApiError;
+use crate::http::params::ParamSpec;
+use crate::http::{ApiResponse, AppState, Context};
+use crate::model::Language;
+use warp::http::Method;
+
+/// One segment of a route path below the namespace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Seg {
+    Lit(&'static str),
+    /// `{id}`: one or more ASCII digits.
+    Id,
+    /// `{slug}`: any non-empty segment.
+    Slug,
+}
+
+/// The WordPress handler groups (common.md §2.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Group {
+    Read,
+    Create,
+    Edit,
+    Delete,
+}
+
+impl Group {
+    pub fn methods(self) -> &'static [Method] {
+        const READ: &[Method] = &[Method::GET];
+        const CREATE: &[Method] = &[Method::POST];
+        const EDIT: &[Method] = &[Method::POST, Method::PUT, Method::PATCH];
+        const DELETE: &[Method] = &[Method::DELETE];
+        match self {
+            Group::Read => READ,
+            Group::Create => CREATE,
+            Group::Edit => EDIT,
+            Group::Delete => DELETE,
+        }
+    }
+}
+
+/// Which statuses an operation documents (common.md §2.4 item 4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OperationClass {
+    Meta,
+    List,
+    GetSingle,
+    Create,
+    Update,
+    DeletePost,
+    DeleteTerm,
+}
+
+impl OperationClass {
+    pub fn statuses(self) -> &'static [u16] {
+        match self {
+            OperationClass::Meta | OperationClass::List => &[200, 304, 400, 401, 404, 414, 500],
+            OperationClass::GetSingle => &[200, 304, 400, 401, 403, 404, 414, 500],
+            OperationClass::Create => &[201, 400, 401, 403, 404, 409, 413, 414, 415, 500],
+            OperationClass::Update => &[200, 400, 401, 403, 404, 409, 413, 414, 415, 500],
+            OperationClass::DeletePost => &[200, 400, 401, 403, 404, 410, 413, 414, 415, 500],
+            OperationClass::DeleteTerm => &[200, 400, 401, 403, 404, 413, 414, 415, 500],
+        }
+    }
+}
+
+/// The schema of a successful answer, for `/doc`.
+#[derive(Debug, Clone, Copy)]
+pub enum ResponseSchema {
+    /// `#/components/schemas/<name>`.
+    Component(&'static str),
+    /// `{"type": "object"}` (the `/doc` operation itself, §2.4 item 9).
+    AnyObject,
+}
+
+/// A synchronous handler: it runs on the blocking pool, so it may use the store and index.
+pub type Handler = fn(&AppState, &Context) -> Result<ApiResponse, ApiError>;
+
+pub struct Endpoint {
+    pub group: Group,
+    /// `operationId` of `/doc`; an Edit group documents `<id>`, `<id>Put`, `<id>Patch`.
+    pub operation_id: &'static str,
+    pub summary: &'static str,
+    pub class: OperationClass,
+    pub response: ResponseSchema,
+    pub params: Vec<ParamSpec>,
+    pub handler: Handler,
+}
+
+pub struct Route {
+    pub segments: &'static [Seg],
+    pub endpoints: Vec<Endpoint>,
+}
+
+impl Route {
+    /// All methods of the route, in endpoint order (HEAD and OPTIONS are implicit).
+    pub fn methods(&self) -> Vec<Method> {
+        self.endpoints
+            .iter()
+            .flat_map(|e| e.group.methods().iter().cloned())
+            .collect()
+    }
+
+    pub fn endpoint_for(&self, method: &Method) -> Option<&Endpoint> {
+        let method = if method == Method::HEAD {
+            &Method::GET
+        } else {
+            method
+        };
+        self.endpoints
+            .iter()
+            .find(|e| e.group.methods().contains(method))
+    }
+
+    pub fn has_placeholders(&self) -> bool {
+        self.segments.iter().any(|s| !matches!(s, Seg::Lit(_)))
+    }
+
+    /// The key of the namespace index: `/cal/events/v1/events/(?P<id>\d+)`.
+    pub fn index_key(&self) -> String {
+        self.render("(?P<id>\\d+)", "(?P<slug>[^/]+)")
+    }
+
+    /// The path relative to the namespace, with placeholders as in `/doc`: `/events/{id}`.
+    pub fn doc_path(&self) -> String {
+        let path = self.relative("{id}", "{slug}");
+        if path.is_empty() {
+            "/".into()
+        } else {
+            path
+        }
+    }
+
+    /// The path relative to the namespace root (`""` for the root), for placeholder-free routes.
+    pub fn relative_path(&self) -> String {
+        self.relative("{id}", "{slug}")
+    }
+
+    fn relative(&self, id: &str, slug: &str) -> String {
+        self.segments
+            .iter()
+            .map(|s| match s {
+                Seg::Lit(l) => format!("/{l}"),
+                Seg::Id => format!("/{id}"),
+                Seg::Slug => format!("/{slug}"),
+            })
+            .collect()
+    }
+
+    fn render(&self, id: &str, slug: &str) -> String {
+        format!(
+            "/{}{}",
+            crate::http::links::NAMESPACE,
+            self.relative(id, slug)
+        )
+    }
+}
+
+/// Values taken from the path (§1.5: `id` and `slug` come only from there).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PathValues {
+    /// IDs beyond the signed 64-bit range saturate: they behave as IDs that do not exist.
+    pub id: Option<u64>,
+    pub slug: Option<String>,
+}
+
+/// Where a request path leads (common.md §1.1, §1.3).
+#[derive(Debug, PartialEq, Eq)]
+pub enum Target {
+    Healthz,
+    RestRoot {
+        segment: Option<Language>,
+    },
+    Namespace {
+        segment: Option<Language>,
+        route: usize,
+        values: PathValues,
+    },
+    Unknown,
+}
+
+pub struct RouteTable {
+    pub routes: Vec<Route>,
+}
+
+impl RouteTable {
+    pub fn new(routes: Vec<Route>) -> RouteTable {
+        RouteTable { routes }
+    }
+
+    /// Matches a raw (still percent-encoded) path.
+    pub fn resolve(&self, raw_path: &str) -> Target {
+        let Some(segments) = decode_segments(raw_path) else {
+            return Target::Unknown;
+        };
+        let mut rest: &[String] = &segments;
+        if rest == ["healthz"] {
+            return Target::Healthz;
+        }
+        let segment = rest.first().and_then(|s| Language::from_segment(s));
+        if segment.is_some() {
+            rest = &rest[1..];
+        }
+        if rest.is_empty() {
+            return Target::RestRoot { segment };
+        }
+        let Some(below) = rest.strip_prefix(&["cal".to_string(), "events".into(), "v1".into()])
+        else {
+            return Target::Unknown;
+        };
+        for (index, route) in self.routes.iter().enumerate() {
+            if let Some(values) = match_segments(route.segments, below) {
+                return Target::Namespace {
+                    segment,
+                    route: index,
+                    values,
+                };
+            }
+        }
+        Target::Unknown
+    }
+}
+
+/// §1.3 steps 2–4: trailing slashes removed, split on `/`, each segment percent-decoded as
+/// UTF-8; an empty segment in the middle or invalid UTF-8 makes the path unmatched.
+fn decode_segments(raw_path: &str) -> Option<Vec<String>> {
+    let trimmed = raw_path.trim_end_matches('/');
+    if trimmed.is_empty() {
+        return Some(Vec::new());
+    }
+    let body = trimmed.strip_prefix('/')?;
+    body.split('/')
+        .map(|s| {
+            if s.is_empty() {
+                return None;
+            }
+            percent_encoding::percent_decode_str(s)
+                .decode_utf8()
+                .ok()
+                .map(|c| c.into_owned())
+        })
+        .collect()
+}
+
+fn match_segments(pattern: &[Seg], path: &[String]) -> Option<PathValues> {
+    if pattern.len() != path.len() {
+        return None;
+    }
+    let mut values = PathValues::default();
+    for (seg, value) in pattern.iter().zip(path) {
+        match seg {
+            Seg::Lit(lit) if lit == value => {}
+            Seg::Lit(_) => return None,
+            Seg::Id => {
+                if value.is_empty() || !value.bytes().all(|b| b.is_ascii_digit()) {
+                    return None;
+                }
+                let id = value
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|id| *id <= i64::MAX as u64)
+                    .unwrap_or(u64::MAX);
+                values.id = Some(id);
+            }
+            Seg::Slug => values.slug = Some(value.clone()),
+        }
+    }
+    Some(values)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table() -> RouteTable {
+        fn ok(_: &AppState, _: &Context) -> Result<ApiResponse, ApiError> {
+            Err(ApiError::internal())
+        }
+        let endpoint = |group| Endpoint {
+            group,
+            operation_id: "x",
+            summary: "",
+            class: OperationClass::Meta,
+            response: ResponseSchema::AnyObject,
+            params: vec![],
+            handler: ok,
+        };
+        RouteTable::new(vec![
+            Route {
+                segments: &[],
+                endpoints: vec![endpoint(Group::Read)],
+            },
+            Route {
+                segments: &[Seg::Lit("events"), Seg::Id],
+                endpoints: vec![endpoint(Group::Read), endpoint(Group::Edit)],
+            },
+            Route {
+                segments: &[Seg::Lit("events"), Seg::Lit("by-slug"), Seg::Slug],
+                endpoints: vec![endpoint(Group::Read)],
+            },
+        ])
+    }
+
+    fn ns(segment: Option<Language>, route: usize, values: PathValues) -> Target {
+        Target::Namespace {
+            segment,
+            route,
+            values,
+        }
+    }
+
+    #[test]
+    fn paths_resolve_as_section_1_3_says() {
+        let t = table();
+        assert_eq!(t.resolve("/"), Target::RestRoot { segment: None });
+        assert_eq!(
+            t.resolve("/es/"),
+            Target::RestRoot {
+                segment: Some(Language::Es)
+            }
+        );
+        assert_eq!(t.resolve("/healthz"), Target::Healthz);
+        assert_eq!(t.resolve("/es/healthz"), Target::Unknown);
+        assert_eq!(
+            t.resolve("/cal/events/v1///"),
+            ns(None, 0, PathValues::default())
+        );
+        assert_eq!(
+            t.resolve("/pt-br/cal/events/v1/events/007/"),
+            ns(
+                Some(Language::PtBr),
+                1,
+                PathValues {
+                    id: Some(7),
+                    slug: None
+                }
+            )
+        );
+        assert_eq!(
+            t.resolve("/cal/events/v1/events/99999999999999999999"),
+            ns(
+                None,
+                1,
+                PathValues {
+                    id: Some(u64::MAX),
+                    slug: None
+                }
+            )
+        );
+        for unknown in [
+            "/en/cal/events/v1",
+            "/ES/cal/events/v1",
+            "/Cal/events/v1",
+            "/cal//events/v1",
+            "/cal/events/v1/events/abc",
+            "/cal/events/v1/events/-1",
+            "/cal/events/v1/events/1.5",
+            "/cal/events/v1/events/by-slug/",
+            "/cal/events/v1/%FF",
+        ] {
+            assert_eq!(t.resolve(unknown), Target::Unknown, "{unknown}");
+        }
+        assert_eq!(
+            t.resolve("/cal/events/v1/events/by-slug/a%2Fb"),
+            ns(
+                None,
+                2,
+                PathValues {
+                    id: None,
+                    slug: Some("a/b".into())
+                }
+            )
+        );
+    }
+
+    #[test]
+    fn keys_and_doc_paths() {
+        let t = table();
+        assert_eq!(t.routes[0].index_key(), "/cal/events/v1");
+        assert_eq!(t.routes[0].doc_path(), "/");
+        assert_eq!(
+            t.routes[1].index_key(),
+            "/cal/events/v1/events/(?P<id>\\d+)"
+        );
+        assert_eq!(t.routes[2].doc_path(), "/events/by-slug/{slug}");
+        assert_eq!(
+            t.routes[1].methods(),
+            vec![Method::GET, Method::POST, Method::PUT, Method::PATCH]
+        );
+    }
+}

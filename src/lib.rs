@@ -1,0 +1,20 @@
+//! almanac: a search-centric events calendar API server, compatible with The Events Calendar's
+//! REST API v1 under the namespace `cal/events/v1`.
+//!
+//! Layers, top to bottom (arrows point down only):
+//! `http` (warp, routing, parameters, errors, links) → `service` (use cases) →
+//! `auth`, `store` (redb) → `model` (plain domain types) and `values` (value grammars).
+
+pub mod auth;
+pub mod cli;
+pub mod config;
+pub mod datadir;
+pub mod http;
+pub mod model;
+pub mod server;
+pub mod service;
+pub mod store;
+pub mod values;
+
+/// The version reported by `--version` and `/healthz`.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

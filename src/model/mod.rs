@@ -1,0 +1,188 @@
+//! Plain domain types shared by every layer.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// The three content languages. `en` is the default and has no URL segment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Language {
+    En,
+    PtBr,
+    Es,
+}
+
+impl Language {
+    /// Every language, in the order the contract lists them (`translations` key order).
+    pub const ALL: [Language; 3] = [Language::En, Language::PtBr, Language::Es];
+
+    pub fn code(self) -> &'static str {
+        match self {
+            Language::En => "en",
+            Language::PtBr => "pt-br",
+            Language::Es => "es",
+        }
+    }
+
+    /// Exact, case-sensitive match of a language code (`PT-BR` is not a language).
+    pub fn from_code(code: &str) -> Option<Language> {
+        Language::ALL.into_iter().find(|l| l.code() == code)
+    }
+
+    /// The path segment selecting this language; `en` has none.
+    pub fn from_segment(segment: &str) -> Option<Language> {
+        match segment {
+            "pt-br" => Some(Language::PtBr),
+            "es" => Some(Language::Es),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Language {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.code())
+    }
+}
+
+/// The five resource kinds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Kind {
+    Event,
+    Venue,
+    Organizer,
+    Category,
+    Tag,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 5] = [
+        Kind::Event,
+        Kind::Venue,
+        Kind::Organizer,
+        Kind::Category,
+        Kind::Tag,
+    ];
+
+    /// Events, venues and organizers share one ID sequence; categories and tags another.
+    pub fn sequence(self) -> Sequence {
+        match self {
+            Kind::Event | Kind::Venue | Kind::Organizer => Sequence::Posts,
+            Kind::Category | Kind::Tag => Sequence::Terms,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Event => "event",
+            Kind::Venue => "venue",
+            Kind::Organizer => "organizer",
+            Kind::Category => "category",
+            Kind::Tag => "tag",
+        }
+    }
+}
+
+/// The ID sequences of the store (common.md §9.2). Image records also draw from `Posts`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Sequence {
+    Posts,
+    Terms,
+    Users,
+}
+
+impl Sequence {
+    pub fn key(self) -> &'static str {
+        match self {
+            Sequence::Posts => "seq.posts",
+            Sequence::Terms => "seq.terms",
+            Sequence::Users => "seq.users",
+        }
+    }
+}
+
+/// Post statuses (common.md §4.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Status {
+    Publish,
+    Future,
+    Draft,
+    Pending,
+    Private,
+    Trash,
+}
+
+impl Status {
+    pub const ALL: [Status; 6] = [
+        Status::Publish,
+        Status::Future,
+        Status::Draft,
+        Status::Pending,
+        Status::Private,
+        Status::Trash,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Publish => "publish",
+            Status::Future => "future",
+            Status::Draft => "draft",
+            Status::Pending => "pending",
+            Status::Private => "private",
+            Status::Trash => "trash",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Status> {
+        Status::ALL.into_iter().find(|st| st.as_str() == s)
+    }
+}
+
+/// User roles (common.md §3.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Role {
+    Administrator,
+    Editor,
+    Author,
+    Contributor,
+    Subscriber,
+}
+
+impl Role {
+    pub const ALL: [Role; 5] = [
+        Role::Administrator,
+        Role::Editor,
+        Role::Author,
+        Role::Contributor,
+        Role::Subscriber,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Administrator => "administrator",
+            Role::Editor => "editor",
+            Role::Author => "author",
+            Role::Contributor => "contributor",
+            Role::Subscriber => "subscriber",
+        }
+    }
+
+    /// Exact, lower-case role names only.
+    pub fn parse(s: &str) -> Option<Role> {
+        Role::ALL.into_iter().find(|r| r.as_str() == s)
+    }
+}
+
+impl fmt::Display for Role {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A user account. The password is only ever held as an argon2id PHC string.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct User {
+    pub id: u64,
+    pub name: String,
+    pub role: Role,
+    pub password_hash: String,
+}

@@ -1,0 +1,130 @@
+//! `almanac serve` (common.md §8.4): start-up in the contract's order, serving, and graceful
+//! shutdown on SIGINT/SIGTERM (in-flight requests get up to 10 s, then the store is closed
+//! and the lock released).
+
+use crate::auth::{password, Authenticator};
+use crate::config::default_public_url;
+use crate::datadir::DataDir;
+use crate::http::{self, AppState};
+use crate::model::Role;
+use crate::service::users;
+use crate::store::Store;
+use std::io::Write;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::signal::unix::{signal, SignalKind};
+
+/// How long in-flight requests may run on after a shutdown signal.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
+
+pub struct ServeOptions {
+    pub data_dir: PathBuf,
+    pub listen: SocketAddr,
+    pub public_url: Option<String>,
+}
+
+/// A failure with the exit code the contract gives it.
+#[derive(Debug)]
+pub struct Exit {
+    pub code: i32,
+    pub message: String,
+}
+
+impl Exit {
+    pub fn new(code: i32, message: impl ToString) -> Exit {
+        Exit {
+            code,
+            message: message.to_string(),
+        }
+    }
+}
+
+pub fn serve(options: ServeOptions) -> Result<(), Exit> {
+    let data_dir = DataDir::open(&options.data_dir, true).map_err(crate::cli::data_dir_exit)?;
+    let store = Store::open(&data_dir.store_path()).map_err(|e| Exit::new(1, e))?;
+    let mut all_users = store.users().map_err(|e| Exit::new(1, e))?;
+    if all_users.is_empty() {
+        let generated = password::generate();
+        let admin = users::add(&store, "admin", Role::Administrator, &generated)
+            .map_err(|e| Exit::new(1, e))?;
+        data_dir
+            .write_initial_password(&generated)
+            .map_err(|e| Exit::new(1, format!("cannot write the initial password: {e}")))?;
+        print_line(&format!("initial admin password: {generated}"));
+        all_users.push(admin);
+    }
+    let store = Arc::new(store);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Exit::new(1, e))?;
+    let result = runtime.block_on(run(store.clone(), all_users, options));
+    // Requests that outlived the grace period are dropped with the runtime.
+    runtime.shutdown_timeout(Duration::from_millis(100));
+    drop(store);
+    drop(data_dir);
+    result
+}
+
+async fn run(
+    store: Arc<Store>,
+    all_users: Vec<crate::model::User>,
+    options: ServeOptions,
+) -> Result<(), Exit> {
+    let listener = tokio::net::TcpListener::bind(options.listen)
+        .await
+        .map_err(|e| Exit::new(1, format!("cannot listen on {}: {e}", options.listen)))?;
+    let bound = listener.local_addr().map_err(|e| Exit::new(1, e))?;
+    let public_url = options
+        .public_url
+        .unwrap_or_else(|| default_public_url(bound));
+    let state = Arc::new(AppState::new(
+        store,
+        Authenticator::new(all_users),
+        &public_url,
+    ));
+
+    let mut sigint = signal(SignalKind::interrupt()).map_err(|e| Exit::new(1, e))?;
+    let mut sigterm = signal(SignalKind::terminate()).map_err(|e| Exit::new(1, e))?;
+    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let server = warp::serve(http::filter(state))
+        .incoming(listener)
+        .graceful(async {
+            let _ = stop_rx.await;
+        })
+        .run();
+    let server = tokio::spawn(server);
+
+    let listening = format!("listening on http://{bound}");
+    print_line(&listening);
+    tracing::info!("{listening}");
+
+    tokio::select! {
+        _ = sigint.recv() => {}
+        _ = sigterm.recv() => {}
+    }
+    tracing::info!("shutting down");
+    let _ = stop_tx.send(());
+    // A second signal during shutdown exits at once with code 1.
+    tokio::spawn(async move {
+        tokio::select! {
+            _ = sigint.recv() => {}
+            _ = sigterm.recv() => {}
+        }
+        eprintln!("error: second signal during shutdown");
+        std::process::exit(1);
+    });
+    if tokio::time::timeout(SHUTDOWN_GRACE, server).await.is_err() {
+        tracing::warn!("requests still running after the grace period were dropped");
+    }
+    Ok(())
+}
+
+/// stdout carries only the contract's lines, each flushed at once (§8.6).
+fn print_line(line: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{line}");
+    let _ = out.flush();
+}

@@ -1,0 +1,3 @@
+//! Use cases, free of warp and tantivy types.
+
+pub mod users;

@@ -1,0 +1,343 @@
+//! The canonical store: one redb database holding users, records, slug indexes and the ID
+//! sequences. Every write is a single redb transaction ([`Store::write`]), so a failed request
+//! leaves nothing behind and an acknowledged one is durable.
+
+pub mod codec;
+
+use crate::model::{Kind, Language, Role, Sequence, User};
+use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use std::path::Path;
+
+/// Version of the table layout. A store written with another layout is refused at open.
+pub const STORE_FORMAT: u64 = 1;
+
+const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
+const USERS: TableDefinition<u64, &[u8]> = TableDefinition::new("users");
+/// ASCII-lower-cased user name → user ID (names are unique case-insensitively).
+const USER_NAMES: TableDefinition<&str, u64> = TableDefinition::new("user_names");
+/// (kind, language, slug) → record ID: slugs are unique per kind per language.
+const SLUGS: TableDefinition<(&str, &str, &str), u64> = TableDefinition::new("slugs");
+
+const EVENTS: TableDefinition<u64, &[u8]> = TableDefinition::new("events");
+const VENUES: TableDefinition<u64, &[u8]> = TableDefinition::new("venues");
+const ORGANIZERS: TableDefinition<u64, &[u8]> = TableDefinition::new("organizers");
+const CATEGORIES: TableDefinition<u64, &[u8]> = TableDefinition::new("categories");
+const TAGS: TableDefinition<u64, &[u8]> = TableDefinition::new("tags");
+
+fn records_table(kind: Kind) -> TableDefinition<'static, u64, &'static [u8]> {
+    match kind {
+        Kind::Event => EVENTS,
+        Kind::Venue => VENUES,
+        Kind::Organizer => ORGANIZERS,
+        Kind::Category => CATEGORIES,
+        Kind::Tag => TAGS,
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("store error: {0}")]
+    Redb(#[from] redb::Error),
+    #[error(transparent)]
+    Codec(#[from] codec::CodecError),
+    #[error("the store was written with format {found}; this build reads format {STORE_FORMAT}")]
+    IncompatibleFormat { found: u64 },
+    #[error("user name {0} is already taken")]
+    UserNameTaken(String),
+    #[error("no user named {0}")]
+    UnknownUser(String),
+}
+
+// redb reports failures through several error types; all of them are storage failures here.
+macro_rules! from_redb {
+    ($($t:ty),*) => {$(
+        impl From<$t> for StoreError {
+            fn from(e: $t) -> Self {
+                StoreError::Redb(e.into())
+            }
+        }
+    )*};
+}
+from_redb!(
+    redb::DatabaseError,
+    redb::TransactionError,
+    redb::TableError,
+    redb::StorageError,
+    redb::CommitError
+);
+
+pub type StoreResult<T> = Result<T, StoreError>;
+
+pub struct Store {
+    db: Database,
+}
+
+impl Store {
+    /// Opens (or creates) the store file and its tables, refusing an incompatible format.
+    pub fn open(path: &Path) -> StoreResult<Store> {
+        let db = Database::create(path)?;
+        let store = Store { db };
+        store.write(|tx| {
+            let mut meta = tx.txn.open_table(META)?;
+            let found = meta.get("format")?.map(|v| v.value());
+            match found {
+                None => {
+                    meta.insert("format", STORE_FORMAT)?;
+                }
+                Some(STORE_FORMAT) => {}
+                Some(found) => return Err(StoreError::IncompatibleFormat { found }),
+            }
+            drop(meta);
+            // Create every table up front so that read transactions never miss one.
+            tx.txn.open_table(USERS)?;
+            tx.txn.open_table(USER_NAMES)?;
+            tx.txn.open_table(SLUGS)?;
+            for kind in Kind::ALL {
+                tx.txn.open_table(records_table(kind))?;
+            }
+            Ok(())
+        })?;
+        Ok(store)
+    }
+
+    /// Runs `f` in one write transaction and commits it (durably) only when `f` succeeds.
+    pub fn write<T>(&self, f: impl FnOnce(&mut WriteTx) -> StoreResult<T>) -> StoreResult<T> {
+        let mut tx = WriteTx {
+            txn: self.db.begin_write()?,
+        };
+        let out = f(&mut tx)?;
+        tx.txn.commit()?;
+        Ok(out)
+    }
+
+    /// A consistent snapshot for reading.
+    pub fn read(&self) -> StoreResult<ReadTx> {
+        Ok(ReadTx {
+            txn: self.db.begin_read()?,
+        })
+    }
+
+    pub fn users(&self) -> StoreResult<Vec<User>> {
+        let rx = self.read()?;
+        let table = rx.txn.open_table(USERS)?;
+        let mut users = Vec::new();
+        for entry in table.iter()? {
+            let (_, bytes) = entry?;
+            users.push(codec::decode(bytes.value())?);
+        }
+        Ok(users)
+    }
+
+    /// Adds a user with the next user ID. Names are unique ASCII-case-insensitively.
+    pub fn add_user(&self, name: &str, role: Role, password_hash: String) -> StoreResult<User> {
+        self.write(|tx| {
+            let key = name.to_ascii_lowercase();
+            let names = tx.txn.open_table(USER_NAMES)?;
+            if names.get(key.as_str())?.is_some() {
+                return Err(StoreError::UserNameTaken(name.to_string()));
+            }
+            drop(names);
+            let id = tx.next_id(Sequence::Users)?;
+            let user = User {
+                id,
+                name: name.to_string(),
+                role,
+                password_hash,
+            };
+            tx.txn
+                .open_table(USERS)?
+                .insert(id, codec::encode(&user).as_slice())?;
+            tx.txn.open_table(USER_NAMES)?.insert(key.as_str(), id)?;
+            Ok(user)
+        })
+    }
+
+    /// Replaces a user's password hash; returns the updated user.
+    pub fn set_password(&self, name: &str, password_hash: String) -> StoreResult<User> {
+        self.write(|tx| {
+            let id = tx
+                .txn
+                .open_table(USER_NAMES)?
+                .get(name.to_ascii_lowercase().as_str())?
+                .map(|v| v.value())
+                .ok_or_else(|| StoreError::UnknownUser(name.to_string()))?;
+            let mut users = tx.txn.open_table(USERS)?;
+            let mut user: User = match users.get(id)? {
+                Some(bytes) => codec::decode(bytes.value())?,
+                None => return Err(StoreError::UnknownUser(name.to_string())),
+            };
+            user.password_hash = password_hash;
+            users.insert(id, codec::encode(&user).as_slice())?;
+            Ok(user)
+        })
+    }
+}
+
+/// One write transaction. Everything done through it commits together or not at all.
+pub struct WriteTx {
+    txn: redb::WriteTransaction,
+}
+
+impl WriteTx {
+    /// Draws the next value of an ID sequence (starting at 1, never reused).
+    pub fn next_id(&mut self, sequence: Sequence) -> StoreResult<u64> {
+        let mut meta = self.txn.open_table(META)?;
+        let next = meta.get(sequence.key())?.map(|v| v.value()).unwrap_or(0) + 1;
+        meta.insert(sequence.key(), next)?;
+        Ok(next)
+    }
+
+    pub fn put_record<T: Serialize>(&mut self, kind: Kind, id: u64, record: &T) -> StoreResult<()> {
+        self.txn
+            .open_table(records_table(kind))?
+            .insert(id, codec::encode(record).as_slice())?;
+        Ok(())
+    }
+
+    pub fn get_record<T: DeserializeOwned>(&self, kind: Kind, id: u64) -> StoreResult<Option<T>> {
+        let table = self.txn.open_table(records_table(kind))?;
+        let found = table.get(id)?;
+        Ok(match found {
+            Some(bytes) => Some(codec::decode(bytes.value())?),
+            None => None,
+        })
+    }
+
+    pub fn remove_record(&mut self, kind: Kind, id: u64) -> StoreResult<()> {
+        self.txn.open_table(records_table(kind))?.remove(id)?;
+        Ok(())
+    }
+
+    pub fn slug_owner(
+        &self,
+        kind: Kind,
+        language: Language,
+        slug: &str,
+    ) -> StoreResult<Option<u64>> {
+        let table = self.txn.open_table(SLUGS)?;
+        let found = table.get((kind.name(), language.code(), slug))?;
+        Ok(found.map(|v| v.value()))
+    }
+
+    pub fn set_slug(
+        &mut self,
+        kind: Kind,
+        language: Language,
+        slug: &str,
+        id: u64,
+    ) -> StoreResult<()> {
+        self.txn
+            .open_table(SLUGS)?
+            .insert((kind.name(), language.code(), slug), id)?;
+        Ok(())
+    }
+
+    pub fn remove_slug(&mut self, kind: Kind, language: Language, slug: &str) -> StoreResult<()> {
+        self.txn
+            .open_table(SLUGS)?
+            .remove((kind.name(), language.code(), slug))?;
+        Ok(())
+    }
+}
+
+/// A read snapshot.
+pub struct ReadTx {
+    txn: redb::ReadTransaction,
+}
+
+impl ReadTx {
+    pub fn get_record<T: DeserializeOwned>(&self, kind: Kind, id: u64) -> StoreResult<Option<T>> {
+        let table = self.txn.open_table(records_table(kind))?;
+        let found = table.get(id)?;
+        Ok(match found {
+            Some(bytes) => Some(codec::decode(bytes.value())?),
+            None => None,
+        })
+    }
+
+    pub fn slug_owner(
+        &self,
+        kind: Kind,
+        language: Language,
+        slug: &str,
+    ) -> StoreResult<Option<u64>> {
+        let table = self.txn.open_table(SLUGS)?;
+        let found = table.get((kind.name(), language.code(), slug))?;
+        Ok(found.map(|v| v.value()))
+    }
+
+    /// Which kind of record an ID of the shared posts sequence names, if any.
+    pub fn post_kind_of(&self, id: u64) -> StoreResult<Option<Kind>> {
+        for kind in [Kind::Event, Kind::Venue, Kind::Organizer] {
+            if self.txn.open_table(records_table(kind))?.get(id)?.is_some() {
+                return Ok(Some(kind));
+            }
+        }
+        Ok(None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp_store() -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("almanac.redb")).unwrap();
+        (dir, store)
+    }
+
+    #[test]
+    fn users_get_increasing_ids_and_unique_names() {
+        let (_dir, store) = temp_store();
+        let a = store.add_user("Ana", Role::Editor, "h1".into()).unwrap();
+        let b = store.add_user("bob", Role::Author, "h2".into()).unwrap();
+        assert_eq!((a.id, b.id), (1, 2));
+        assert!(matches!(
+            store.add_user("ANA", Role::Subscriber, "h3".into()),
+            Err(StoreError::UserNameTaken(_))
+        ));
+        // The failed add drew no ID: the transaction was not committed.
+        let c = store.add_user("cy", Role::Author, "h4".into()).unwrap();
+        assert_eq!(c.id, 3);
+        let updated = store.set_password("BOB", "h5".into()).unwrap();
+        assert_eq!(updated.password_hash, "h5");
+        assert_eq!(store.users().unwrap().len(), 3);
+    }
+
+    #[test]
+    fn sequences_are_shared_by_post_kinds_and_failed_writes_leave_nothing() {
+        let (_dir, store) = temp_store();
+        let ids = store
+            .write(|tx| {
+                let event = tx.next_id(Kind::Event.sequence())?;
+                let venue = tx.next_id(Kind::Venue.sequence())?;
+                let tag = tx.next_id(Kind::Tag.sequence())?;
+                tx.put_record(Kind::Event, event, &"concert".to_string())?;
+                tx.put_record(Kind::Venue, venue, &"hall".to_string())?;
+                tx.set_slug(Kind::Event, Language::En, "concert", event)?;
+                Ok((event, venue, tag))
+            })
+            .unwrap();
+        assert_eq!(ids, (1, 2, 1));
+        let failed: StoreResult<()> = store.write(|tx| {
+            let id = tx.next_id(Sequence::Posts)?;
+            tx.put_record(Kind::Event, id, &"half".to_string())?;
+            Err(StoreError::UnknownUser("forced".into()))
+        });
+        assert!(failed.is_err());
+        let rx = store.read().unwrap();
+        assert_eq!(rx.get_record::<String>(Kind::Event, 3).unwrap(), None);
+        assert_eq!(rx.post_kind_of(2).unwrap(), Some(Kind::Venue));
+        assert_eq!(
+            rx.slug_owner(Kind::Event, Language::En, "concert").unwrap(),
+            Some(1)
+        );
+        assert_eq!(
+            rx.slug_owner(Kind::Event, Language::Es, "concert").unwrap(),
+            None
+        );
+    }
+}

@@ -1,0 +1,12 @@
+//! The value rules shared by every route (common.md §1.6, §9): how request values are parsed,
+//! coerced and checked. Pure functions, no I/O; the HTTP layer maps [`Invalid`] to
+//! `rest_invalid_param` with its `data.params` / `data.details` entries.
+
+pub mod datetime;
+pub mod form;
+pub mod scalars;
+pub mod slug;
+pub mod timezone;
+
+mod invalid;
+pub use invalid::*;
