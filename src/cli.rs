@@ -97,6 +97,7 @@ fn parse_role(value: &str) -> Result<Role, String> {
 
 /// Runs the command line and returns the process exit code.
 pub fn main() -> i32 {
+    unset_empty_environment();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -114,6 +115,21 @@ pub fn main() -> i32 {
         Err(exit) => {
             eprintln!("error: {}", exit.message);
             exit.code
+        }
+    }
+}
+
+/// The contract treats an environment variable set to the empty string as unset; clap would
+/// treat it as an empty value. Called first thing, while the process is single-threaded.
+fn unset_empty_environment() {
+    for name in [
+        "ALMANAC_DATA_DIR",
+        "ALMANAC_LISTEN",
+        "ALMANAC_PUBLIC_URL",
+        "ALMANAC_LOG",
+    ] {
+        if std::env::var_os(name).is_some_and(|v| v.is_empty()) {
+            std::env::remove_var(name);
         }
     }
 }
