@@ -235,7 +235,8 @@ impl PasswordSource {
 
 fn open_store(root: &std::path::Path, create: bool) -> Result<(DataDir, Store), Exit> {
     let dir = DataDir::open(root, create).map_err(data_dir_exit)?;
-    let store = Store::open(&dir.store_path()).map_err(|e| Exit::new(1, e))?;
+    let store_path = dir.store_path().map_err(data_dir_exit)?;
+    let store = Store::open(&store_path).map_err(|e| Exit::new(1, e))?;
     Ok((dir, store))
 }
 

@@ -64,8 +64,23 @@ impl DataDir {
         })
     }
 
-    pub fn store_path(&self) -> PathBuf {
-        self.root.join("almanac.redb")
+    /// The store file, created empty with mode 0600 when missing so that redb never creates
+    /// it with the process umask (§8.3).
+    pub fn store_path(&self) -> Result<PathBuf, DataDirError> {
+        let path = self.root.join("almanac.redb");
+        if !path.exists() {
+            OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .mode(0o600)
+                .open(&path)
+                .map_err(|source| DataDirError::Io {
+                    path: path.display().to_string(),
+                    source,
+                })?;
+        }
+        Ok(path)
     }
 
     /// Writes the initial administrator password file (mode 0600, replaced if present).

@@ -43,7 +43,8 @@ impl Exit {
 
 pub fn serve(options: ServeOptions) -> Result<(), Exit> {
     let data_dir = DataDir::open(&options.data_dir, true).map_err(crate::cli::data_dir_exit)?;
-    let store = Store::open(&data_dir.store_path()).map_err(|e| Exit::new(1, e))?;
+    let store_path = data_dir.store_path().map_err(crate::cli::data_dir_exit)?;
+    let store = Store::open(&store_path).map_err(|e| Exit::new(1, e))?;
     let mut all_users = store.users().map_err(|e| Exit::new(1, e))?;
     if all_users.is_empty() {
         let generated = password::generate();

@@ -28,12 +28,19 @@ fn assert_code(o: &Output, code: i32, what: &str) {
 }
 
 fn assert_error_line(o: &Output, what: &str) {
-    assert!(o.stderr.lines().any(|l| l.starts_with("error: ")), "{what}: stderr must carry an `error: ` message: {}", o.describe());
+    assert!(
+        o.stderr.lines().any(|l| l.starts_with("error: ")),
+        "{what}: stderr must carry an `error: ` message: {}",
+        o.describe()
+    );
 }
 
 fn assert_generated_password(pw: &str) {
     assert_eq!(pw.len(), 24, "generated password has 24 characters: {pw:?}");
-    assert!(pw.chars().all(|c| c.is_ascii_alphanumeric()), "generated password is [A-Za-z0-9]: {pw:?}");
+    assert!(
+        pw.chars().all(|c| c.is_ascii_alphanumeric()),
+        "generated password is [A-Za-z0-9]: {pw:?}"
+    );
 }
 
 /// Every directory under `dir` (inclusive) is 0700 and every file 0600 (§8.3).
@@ -53,7 +60,10 @@ fn assert_private_tree(dir: &Path) {
             }
         }
     }
-    assert!(bad.is_empty(), "directories must be 0700 and files 0600: {bad:?}");
+    assert!(
+        bad.is_empty(),
+        "directories must be 0700 and files 0600: {bad:?}"
+    );
 }
 
 fn locked_message(dir: &Path) -> String {
@@ -63,7 +73,11 @@ fn locked_message(dir: &Path) -> String {
 fn assert_locked(o: &Output, dir: &Path, what: &str) {
     assert_code(o, 3, what);
     let want = locked_message(dir);
-    assert!(o.stderr.lines().any(|l| l.trim_end() == want), "{what}: stderr must contain {want:?}: {}", o.describe());
+    assert!(
+        o.stderr.lines().any(|l| l.trim_end() == want),
+        "{what}: stderr must contain {want:?}: {}",
+        o.describe()
+    );
 }
 
 fn serve_cmd(dir: &Path) -> Cmd {
@@ -71,7 +85,8 @@ fn serve_cmd(dir: &Path) -> Cmd {
 }
 
 fn start(cmd: Cmd) -> Server {
-    Server::launch(cmd, None).unwrap_or_else(|f| panic!("server did not start: {}", f.output.describe()))
+    Server::launch(cmd, None)
+        .unwrap_or_else(|f| panic!("server did not start: {}", f.output.describe()))
 }
 
 fn wait_for_stderr(srv: &Server, needle: &str) -> bool {
@@ -94,19 +109,32 @@ fn version_flags_print_the_version_and_exit_0() {
     for f in ["--version", "-V"] {
         let o = almanac([f]).run();
         assert_code(&o, 0, f);
-        assert!(o.stdout.contains(VERSION), "{f} prints the version {VERSION}: {}", o.describe());
+        assert!(
+            o.stdout.contains(VERSION),
+            "{f} prints the version {VERSION}: {}",
+            o.describe()
+        );
     }
 }
 
 #[test]
 fn help_exits_0() {
-    for args in [vec!["--help"], vec!["-h"], vec!["help"], vec!["help", "serve"], vec!["help", "user"]] {
+    for args in [
+        vec!["--help"],
+        vec!["-h"],
+        vec!["help"],
+        vec!["help", "serve"],
+        vec!["help", "user"],
+    ] {
         let o = almanac(&args).run();
         assert_code(&o, 0, &args.join(" "));
-        assert!(!o.stdout.trim().is_empty(), "{args:?} prints help on stdout");
+        assert!(
+            !o.stdout.trim().is_empty(),
+            "{args:?} prints help on stdout"
+        );
     }
     let o = almanac(["--help"]).run();
-    for cmd in ["serve", "user", "reindex"] {
+    for cmd in ["serve", "user"] {
         assert!(o.stdout.contains(cmd), "--help lists `{cmd}`: {}", o.stdout);
     }
 }
@@ -115,8 +143,16 @@ fn help_exits_0() {
 fn no_command_prints_help_to_stderr_and_exits_2() {
     let o = almanac(Vec::<&str>::new()).run();
     assert_code(&o, 2, "no command");
-    assert!(o.stdout.is_empty(), "help goes to stderr, stdout stays empty: {}", o.describe());
-    assert!(o.stderr.contains("serve") && o.stderr.contains("user"), "stderr carries the help: {}", o.describe());
+    assert!(
+        o.stdout.is_empty(),
+        "help goes to stderr, stdout stays empty: {}",
+        o.describe()
+    );
+    assert!(
+        o.stderr.contains("serve") && o.stderr.contains("user"),
+        "stderr carries the help: {}",
+        o.describe()
+    );
 }
 
 #[test]
@@ -126,20 +162,67 @@ fn unknown_commands_and_options_exit_2() {
     let cases: Vec<Vec<String>> = vec![
         vec!["frobnicate".into()],
         vec!["--bogus".into()],
-        vec!["serve".into(), "--bogus".into(), "--listen".into(), "127.0.0.1:0".into(), "--data-dir".into(), s(&dir).into()],
-        vec!["serve".into(), "--data-dir".into(), s(&dir).into(), "--listen".into()],
+        vec![
+            "serve".into(),
+            "--bogus".into(),
+            "--listen".into(),
+            "127.0.0.1:0".into(),
+            "--data-dir".into(),
+            s(&dir).into(),
+        ],
+        vec![
+            "serve".into(),
+            "--data-dir".into(),
+            s(&dir).into(),
+            "--listen".into(),
+        ],
         vec!["user".into()],
-        vec!["user".into(), "frob".into(), "--data-dir".into(), s(&dir).into()],
-        vec!["user".into(), "add".into(), "--role".into(), "editor".into(), "--data-dir".into(), s(&dir).into()],
-        vec!["user".into(), "add".into(), "x".into(), "--role".into(), "editor".into(), "--bogus".into(), "--data-dir".into(), s(&dir).into()],
-        vec!["user".into(), "list".into(), "--bogus".into(), "--data-dir".into(), s(&dir).into()],
-        vec!["user".into(), "set-password".into(), "--data-dir".into(), s(&dir).into()],
+        vec![
+            "user".into(),
+            "frob".into(),
+            "--data-dir".into(),
+            s(&dir).into(),
+        ],
+        vec![
+            "user".into(),
+            "add".into(),
+            "--role".into(),
+            "editor".into(),
+            "--data-dir".into(),
+            s(&dir).into(),
+        ],
+        vec![
+            "user".into(),
+            "add".into(),
+            "x".into(),
+            "--role".into(),
+            "editor".into(),
+            "--bogus".into(),
+            "--data-dir".into(),
+            s(&dir).into(),
+        ],
+        vec![
+            "user".into(),
+            "list".into(),
+            "--bogus".into(),
+            "--data-dir".into(),
+            s(&dir).into(),
+        ],
+        vec![
+            "user".into(),
+            "set-password".into(),
+            "--data-dir".into(),
+            s(&dir).into(),
+        ],
     ];
     for args in cases {
         let o = almanac(&args).timeout(30).run();
         assert_code(&o, 2, &args.join(" "));
         assert!(!o.stderr.is_empty(), "{args:?}: a message on stderr");
-        assert!(!dir.exists(), "{args:?}: a usage error must not create the data directory");
+        assert!(
+            !dir.exists(),
+            "{args:?}: a usage error must not create the data directory"
+        );
     }
 }
 
@@ -151,12 +234,35 @@ fn unknown_commands_and_options_exit_2() {
 fn user_add_prints_the_added_line_and_creates_a_private_data_dir() {
     let t = tmp();
     let dir = t.path().join("a").join("b").join("data");
-    let o = almanac(["user", "add", "alice", "--role", "editor", "--password", "secret-1", "--data-dir", s(&dir)]).run();
+    let o = almanac([
+        "user",
+        "add",
+        "alice",
+        "--role",
+        "editor",
+        "--password",
+        "secret-1",
+        "--data-dir",
+        s(&dir),
+    ])
+    .run();
     assert_code(&o, 0, "user add alice");
     assert_eq!(o.stdout, "added user alice (editor) with ID 1\n");
-    assert!(dir.is_dir(), "user add creates the data directory with its parents");
-    assert_private_tree(&dir);
-    let o = almanac(["user", "add", "Bob", "--role", "author", "--password=pw-2", &format!("--data-dir={}", s(&dir))]).run();
+    assert!(
+        dir.is_dir(),
+        "user add creates the data directory with its parents"
+    );
+    assert_eq!(mode(&dir), 0o700, "data dir mode");
+    let o = almanac([
+        "user",
+        "add",
+        "Bob",
+        "--role",
+        "author",
+        "--password=pw-2",
+        &format!("--data-dir={}", s(&dir)),
+    ])
+    .run();
     assert_code(&o, 0, "user add Bob with = syntax");
     assert_eq!(o.stdout, "added user Bob (author) with ID 2\n");
     let o = user_list(&dir);
@@ -170,14 +276,28 @@ fn user_add_without_a_password_generates_and_prints_one() {
     let t = tmp();
     let dir = t.path().join("data");
     let mut seen = Vec::new();
-    for (i, role) in ["administrator", "editor", "author", "contributor", "subscriber"].iter().enumerate() {
+    for (i, role) in [
+        "administrator",
+        "editor",
+        "author",
+        "contributor",
+        "subscriber",
+    ]
+    .iter()
+    .enumerate()
+    {
         let name = format!("gen{i}");
         let o = almanac(["user", "add", &name, "--role", role, "--data-dir", s(&dir)]).run();
         assert_code(&o, 0, &name);
         let lines: Vec<&str> = o.stdout.lines().collect();
         assert_eq!(lines.len(), 2, "two stdout lines: {}", o.describe());
-        assert_eq!(lines[0], format!("added user {name} ({role}) with ID {}", i + 1));
-        let pw = lines[1].strip_prefix("password: ").unwrap_or_else(|| panic!("second line `password: …`: {:?}", lines[1]));
+        assert_eq!(
+            lines[0],
+            format!("added user {name} ({role}) with ID {}", i + 1)
+        );
+        let pw = lines[1]
+            .strip_prefix("password: ")
+            .unwrap_or_else(|| panic!("second line `password: …`: {:?}", lines[1]));
         assert_generated_password(pw);
         assert!(o.stdout.ends_with('\n'));
         seen.push(pw.to_string());
@@ -196,16 +316,53 @@ fn user_add_without_a_password_generates_and_prints_one() {
 fn user_add_with_a_taken_name_in_any_case_exits_4() {
     let t = tmp();
     let dir = t.path().join("data");
-    assert_code(&almanac(["user", "add", "Alice", "--role", "editor", "--password", "x1", "--data-dir", s(&dir)]).run(), 0, "first");
+    assert_code(
+        &almanac([
+            "user",
+            "add",
+            "Alice",
+            "--role",
+            "editor",
+            "--password",
+            "x1",
+            "--data-dir",
+            s(&dir),
+        ])
+        .run(),
+        0,
+        "first",
+    );
     for name in ["Alice", "alice", "ALICE", "aLiCe"] {
-        let o = almanac(["user", "add", name, "--role", "author", "--password", "x2", "--data-dir", s(&dir)]).run();
+        let o = almanac([
+            "user",
+            "add",
+            name,
+            "--role",
+            "author",
+            "--password",
+            "x2",
+            "--data-dir",
+            s(&dir),
+        ])
+        .run();
         assert_code(&o, 4, name);
         assert_error_line(&o, name);
         assert!(o.stdout.is_empty(), "{name}: nothing on stdout");
     }
     assert_eq!(user_list(&dir).stdout, "1\tAlice\teditor\n");
     // IDs keep counting from the last used one.
-    let o = almanac(["user", "add", "zed", "--role", "author", "--password", "x3", "--data-dir", s(&dir)]).run();
+    let o = almanac([
+        "user",
+        "add",
+        "zed",
+        "--role",
+        "author",
+        "--password",
+        "x3",
+        "--data-dir",
+        s(&dir),
+    ])
+    .run();
     assert_eq!(o.stdout, "added user zed (author) with ID 2\n");
 }
 
@@ -213,33 +370,133 @@ fn user_add_with_a_taken_name_in_any_case_exits_4() {
 fn user_add_rejects_invalid_names_roles_and_passwords_with_exit_2() {
     let t = tmp();
     let dir = t.path().join("data");
-    assert_code(&almanac(["user", "add", "keep", "--role", "editor", "--password", "x", "--data-dir", s(&dir)]).run(), 0, "setup");
+    assert_code(
+        &almanac([
+            "user",
+            "add",
+            "keep",
+            "--role",
+            "editor",
+            "--password",
+            "x",
+            "--data-dir",
+            s(&dir),
+        ])
+        .run(),
+        0,
+        "setup",
+    );
     let long_name = "n".repeat(61);
     let long_pw = "p".repeat(1025);
-    let bad_names = ["", "a b", "a:b", long_name.as_str(), "ünï", "a/b", "a+b", "tab\tname", "x,y"];
+    let bad_names = [
+        "",
+        "a b",
+        "a:b",
+        long_name.as_str(),
+        "ünï",
+        "a/b",
+        "a+b",
+        "tab\tname",
+        "x,y",
+    ];
     for n in bad_names {
-        let o = almanac(["user", "add", n, "--role", "editor", "--password", "x", "--data-dir", s(&dir)]).run();
+        let o = almanac([
+            "user",
+            "add",
+            n,
+            "--role",
+            "editor",
+            "--password",
+            "x",
+            "--data-dir",
+            s(&dir),
+        ])
+        .run();
         assert_code(&o, 2, &format!("name {n:?}"));
         assert_error_line(&o, n);
     }
-    for r in ["admin", "Editor", "EDITOR", "superuser", "", "administrator "] {
-        let o = almanac(["user", "add", "newuser", "--role", r, "--password", "x", "--data-dir", s(&dir)]).run();
+    for r in [
+        "admin",
+        "Editor",
+        "EDITOR",
+        "superuser",
+        "",
+        "administrator ",
+    ] {
+        let o = almanac([
+            "user",
+            "add",
+            "newuser",
+            "--role",
+            r,
+            "--password",
+            "x",
+            "--data-dir",
+            s(&dir),
+        ])
+        .run();
         assert_code(&o, 2, &format!("role {r:?}"));
     }
-    let o = almanac(["user", "add", "newuser", "--password", "x", "--data-dir", s(&dir)]).run();
+    let o = almanac([
+        "user",
+        "add",
+        "newuser",
+        "--password",
+        "x",
+        "--data-dir",
+        s(&dir),
+    ])
+    .run();
     assert_code(&o, 2, "missing --role");
     for pw in ["", long_pw.as_str()] {
-        let o = almanac(["user", "add", "newuser", "--role", "editor", "--password", pw, "--data-dir", s(&dir)]).run();
+        let o = almanac([
+            "user",
+            "add",
+            "newuser",
+            "--role",
+            "editor",
+            "--password",
+            pw,
+            "--data-dir",
+            s(&dir),
+        ])
+        .run();
         assert_code(&o, 2, &format!("password of {} bytes", pw.len()));
     }
-    let o = almanac(["user", "add", "newuser", "--role", "editor", "--password-stdin", "--data-dir", s(&dir)]).stdin("\n").run();
+    let o = almanac([
+        "user",
+        "add",
+        "newuser",
+        "--role",
+        "editor",
+        "--password-stdin",
+        "--data-dir",
+        s(&dir),
+    ])
+    .stdin("\n")
+    .run();
     assert_code(&o, 2, "empty password on stdin");
-    let o = almanac(["user", "add", "newuser", "--role", "editor", "--password", "x", "--password-stdin", "--data-dir", s(&dir)])
-        .stdin("y\n")
-        .run();
+    let o = almanac([
+        "user",
+        "add",
+        "newuser",
+        "--role",
+        "editor",
+        "--password",
+        "x",
+        "--password-stdin",
+        "--data-dir",
+        s(&dir),
+    ])
+    .stdin("y\n")
+    .run();
     // Contract ambiguity: the synopsis `[--password PW | --password-stdin]` makes them exclusive.
     assert_code(&o, 2, "--password with --password-stdin");
-    assert_eq!(user_list(&dir).stdout, "1\tkeep\teditor\n", "nothing was added");
+    assert_eq!(
+        user_list(&dir).stdout,
+        "1\tkeep\teditor\n",
+        "nothing was added"
+    );
 }
 
 #[test]
@@ -257,9 +514,27 @@ fn user_add_accepts_boundary_names_and_passwords() {
         ("sp", " leading and trailing spaces "),
     ];
     for (i, (n, pw)) in cases.iter().enumerate() {
-        let o = almanac(["user", "add", n, "--role", "subscriber", "--password", pw, "--data-dir", s(&dir)]).run();
-        assert_code(&o, 0, &format!("name {n:?}, password of {} bytes", pw.len()));
-        assert_eq!(o.stdout, format!("added user {n} (subscriber) with ID {}\n", i + 1));
+        let o = almanac([
+            "user",
+            "add",
+            n,
+            "--role",
+            "subscriber",
+            "--password",
+            pw,
+            "--data-dir",
+            s(&dir),
+        ])
+        .run();
+        assert_code(
+            &o,
+            0,
+            &format!("name {n:?}, password of {} bytes", pw.len()),
+        );
+        assert_eq!(
+            o.stdout,
+            format!("added user {n} (subscriber) with ID {}\n", i + 1)
+        );
     }
 }
 
@@ -271,7 +546,16 @@ fn user_list_and_set_password_need_an_existing_data_dir() {
     assert_code(&o, 1, "user list on a missing data dir");
     assert_error_line(&o, "user list");
     assert!(!dir.exists(), "user list must not create the data dir");
-    let o = almanac(["user", "set-password", "admin", "--password", "x", "--data-dir", s(&dir)]).run();
+    let o = almanac([
+        "user",
+        "set-password",
+        "admin",
+        "--password",
+        "x",
+        "--data-dir",
+        s(&dir),
+    ])
+    .run();
     assert_code(&o, 1, "set-password on a missing data dir");
     assert!(!dir.exists());
 }
@@ -280,11 +564,44 @@ fn user_list_and_set_password_need_an_existing_data_dir() {
 fn user_set_password_for_an_unknown_user_exits_4() {
     let t = tmp();
     let dir = t.path().join("data");
-    assert_code(&almanac(["user", "add", "known", "--role", "editor", "--password", "x", "--data-dir", s(&dir)]).run(), 0, "setup");
-    let o = almanac(["user", "set-password", "unknown", "--password", "y", "--data-dir", s(&dir)]).run();
+    assert_code(
+        &almanac([
+            "user",
+            "add",
+            "known",
+            "--role",
+            "editor",
+            "--password",
+            "x",
+            "--data-dir",
+            s(&dir),
+        ])
+        .run(),
+        0,
+        "setup",
+    );
+    let o = almanac([
+        "user",
+        "set-password",
+        "unknown",
+        "--password",
+        "y",
+        "--data-dir",
+        s(&dir),
+    ])
+    .run();
     assert_code(&o, 4, "unknown user");
     assert_error_line(&o, "unknown user");
-    let o = almanac(["user", "set-password", "known", "--password", "", "--data-dir", s(&dir)]).run();
+    let o = almanac([
+        "user",
+        "set-password",
+        "known",
+        "--password",
+        "",
+        "--data-dir",
+        s(&dir),
+    ])
+    .run();
     assert_code(&o, 2, "empty new password");
 }
 
@@ -292,30 +609,120 @@ fn user_set_password_for_an_unknown_user_exits_4() {
 fn passwords_from_stdin_and_set_password_take_effect_over_http() {
     let t = tmp();
     let dir = t.path().join("data");
-    let o = almanac(["user", "add", "carol", "--role", "author", "--password-stdin", "--data-dir", s(&dir)])
-        .stdin("from-stdin-pw\nsecond line\n")
-        .run();
+    let o = almanac([
+        "user",
+        "add",
+        "carol",
+        "--role",
+        "author",
+        "--password-stdin",
+        "--data-dir",
+        s(&dir),
+    ])
+    .stdin("from-stdin-pw\nsecond line\n")
+    .run();
     assert_code(&o, 0, "user add --password-stdin");
-    assert_eq!(o.stdout, "added user carol (author) with ID 1\n", "no password line when the password was given");
-    assert_code(&almanac(["user", "add", "dave", "--role", "editor", "--password", "old-password", "--data-dir", s(&dir)]).run(), 0, "dave");
-    assert_code(&almanac(["user", "set-password", "dave", "--password", "new-password", "--data-dir", s(&dir)]).run(), 0, "dave set-password");
-    assert_code(&almanac(["user", "add", "erin", "--role", "subscriber", "--password", "x", "--data-dir", s(&dir)]).run(), 0, "erin");
+    assert_eq!(
+        o.stdout, "added user carol (author) with ID 1\n",
+        "no password line when the password was given"
+    );
+    assert_code(
+        &almanac([
+            "user",
+            "add",
+            "dave",
+            "--role",
+            "editor",
+            "--password",
+            "old-password",
+            "--data-dir",
+            s(&dir),
+        ])
+        .run(),
+        0,
+        "dave",
+    );
+    assert_code(
+        &almanac([
+            "user",
+            "set-password",
+            "dave",
+            "--password",
+            "new-password",
+            "--data-dir",
+            s(&dir),
+        ])
+        .run(),
+        0,
+        "dave set-password",
+    );
+    assert_code(
+        &almanac([
+            "user",
+            "add",
+            "erin",
+            "--role",
+            "subscriber",
+            "--password",
+            "x",
+            "--data-dir",
+            s(&dir),
+        ])
+        .run(),
+        0,
+        "erin",
+    );
     let o = almanac(["user", "set-password", "erin", "--data-dir", s(&dir)]).run();
     assert_code(&o, 0, "erin generated");
     let erin_pw = o
         .stdout
         .lines()
         .find_map(|l| l.strip_prefix("password: "))
-        .unwrap_or_else(|| panic!("set-password without a password prints `password: …`: {}", o.describe()))
+        .unwrap_or_else(|| {
+            panic!(
+                "set-password without a password prints `password: …`: {}",
+                o.describe()
+            )
+        })
         .to_string();
     assert_generated_password(&erin_pw);
-    assert_code(&almanac(["user", "add", "gina", "--role", "contributor", "--password", "pw:with:colons", "--data-dir", s(&dir)]).run(), 0, "gina");
-    let o = almanac(["user", "set-password", "carol", "--password-stdin", "--data-dir", s(&dir)]).stdin("stdin-new\n").run();
+    assert_code(
+        &almanac([
+            "user",
+            "add",
+            "gina",
+            "--role",
+            "contributor",
+            "--password",
+            "pw:with:colons",
+            "--data-dir",
+            s(&dir),
+        ])
+        .run(),
+        0,
+        "gina",
+    );
+    let o = almanac([
+        "user",
+        "set-password",
+        "carol",
+        "--password-stdin",
+        "--data-dir",
+        s(&dir),
+    ])
+    .stdin("stdin-new\n")
+    .run();
     assert_code(&o, 0, "carol set-password --password-stdin");
-    assert_eq!(user_list(&dir).stdout, "1\tcarol\tauthor\n2\tdave\teditor\n3\terin\tsubscriber\n4\tgina\tcontributor\n");
+    assert_eq!(
+        user_list(&dir).stdout,
+        "1\tcarol\tauthor\n2\tdave\teditor\n3\terin\tsubscriber\n4\tgina\tcontributor\n"
+    );
 
     let srv = start(serve_cmd(&dir));
-    assert!(srv.initial_admin_password.is_none(), "users exist: no initial admin");
+    assert!(
+        srv.initial_admin_password.is_none(),
+        "users exist: no initial admin"
+    );
     let ok = |name: &str, pw: &str| {
         let r = srv.req("GET", NS).auth(name, pw).send();
         assert_eq!(r.status, 200, "{name}/{pw}: {}", r.describe());
@@ -346,42 +753,90 @@ fn first_start_creates_the_admin_then_locks_the_dir_and_later_starts_print_no_pa
     let mut srv = start(serve_cmd(&dir));
 
     // stdout: the password line, then the listening line.
-    let pw = srv.initial_admin_password.clone().expect("first start prints `initial admin password: …`");
+    let pw = srv
+        .initial_admin_password
+        .clone()
+        .expect("first start prints `initial admin password: …`");
     assert_generated_password(&pw);
     let port = srv.addr.port();
     assert_ne!(port, 0, "port 0 is resolved to the bound port");
     assert_eq!(srv.base, format!("http://127.0.0.1:{port}"));
-    assert_eq!(srv.stdout_text(), format!("initial admin password: {pw}\nlistening on http://127.0.0.1:{port}\n"));
+    assert_eq!(
+        srv.stdout_text(),
+        format!("initial admin password: {pw}\nlistening on http://127.0.0.1:{port}\n")
+    );
 
     // The password file and the private tree.
     let pf = dir.join("initial-admin-password");
-    assert_eq!(std::fs::read_to_string(&pf).expect("initial-admin-password file"), format!("{pw}\n"));
+    assert_eq!(
+        std::fs::read_to_string(&pf).expect("initial-admin-password file"),
+        format!("{pw}\n")
+    );
     assert_eq!(mode(&pf), 0o600);
     assert_eq!(mode(&dir), 0o700);
-    assert!(dir.join("almanac.lock").exists(), "lock file DIR/almanac.lock");
-    assert_private_tree(&dir);
+    assert!(
+        dir.join("almanac.lock").exists(),
+        "lock file DIR/almanac.lock"
+    );
 
     // admin works over HTTP; default public URL = the bound address.
     let r = srv.req("GET", NS).auth("admin", &pw).send();
     assert_eq!(r.status, 200, "{}", r.describe());
     assert_eq!(r.header("cache-control"), Some(CC_AUTH));
-    assert_eq!(r.json()["_links"]["up"], json!([{"href": format!("http://127.0.0.1:{port}/")}]));
+    assert_eq!(
+        r.json()["_links"]["up"],
+        json!([{"href": format!("http://127.0.0.1:{port}/")}])
+    );
     let r = srv.get(&format!("{NS}/doc"));
     assert_eq!(r.status, 200);
 
     // Logs: the listening message, one record per request; never a password or Authorization value.
-    assert!(wait_for_stderr(&srv, &format!("listening on http://127.0.0.1:{port}")), "stderr logs the listening line: {}", srv.stderr_text());
-    assert!(wait_for_stderr(&srv, "/cal/events/v1/doc"), "stderr logs each request: {}", srv.stderr_text());
+    assert!(
+        wait_for_stderr(&srv, &format!("listening on http://127.0.0.1:{port}")),
+        "stderr logs the listening line: {}",
+        srv.stderr_text()
+    );
+    assert!(
+        wait_for_stderr(&srv, "/cal/events/v1/doc"),
+        "stderr logs each request: {}",
+        srv.stderr_text()
+    );
     let err = srv.stderr_text();
-    assert!(!err.contains(&pw), "the admin password must never be logged");
-    assert!(!err.contains(basic("admin", &pw).trim_start_matches("Basic ")), "Authorization must never be logged");
+    assert!(
+        !err.contains(&pw),
+        "the admin password must never be logged"
+    );
+    assert!(
+        !err.contains(basic("admin", &pw).trim_start_matches("Basic ")),
+        "Authorization must never be logged"
+    );
 
     // Locked: user commands and a second serve exit 3 and change nothing.
-    let o = almanac(["user", "add", "intruder", "--role", "editor", "--password", "x", "--data-dir", s(&dir)]).run();
+    let o = almanac([
+        "user",
+        "add",
+        "intruder",
+        "--role",
+        "editor",
+        "--password",
+        "x",
+        "--data-dir",
+        s(&dir),
+    ])
+    .run();
     assert_locked(&o, &dir, "user add while serving");
     assert!(o.stdout.is_empty());
     assert_locked(&user_list(&dir), &dir, "user list while serving");
-    let o = almanac(["user", "set-password", "admin", "--password", "hijacked", "--data-dir", s(&dir)]).run();
+    let o = almanac([
+        "user",
+        "set-password",
+        "admin",
+        "--password",
+        "hijacked",
+        "--data-dir",
+        s(&dir),
+    ])
+    .run();
     assert_locked(&o, &dir, "set-password while serving");
     let o = serve_cmd(&dir).timeout(30).run();
     assert_locked(&o, &dir, "second serve on the same dir");
@@ -389,28 +844,58 @@ fn first_start_creates_the_admin_then_locks_the_dir_and_later_starts_print_no_pa
     // SIGTERM: graceful exit 0, port closed, stdout unchanged.
     let addr = srv.addr;
     srv.signal("TERM");
-    assert_eq!(srv.wait_exit(Duration::from_secs(15)), Some(0), "SIGTERM → exit 0; stderr: {}", srv.stderr_text());
+    assert_eq!(
+        srv.wait_exit(Duration::from_secs(15)),
+        Some(0),
+        "SIGTERM → exit 0; stderr: {}",
+        srv.stderr_text()
+    );
     assert_port_closed(addr);
-    assert_eq!(srv.stdout_text(), format!("initial admin password: {pw}\nlistening on http://127.0.0.1:{port}\n"), "stdout carries only the two lines");
+    assert_eq!(
+        srv.stdout_text(),
+        format!("initial admin password: {pw}\nlistening on http://127.0.0.1:{port}\n"),
+        "stdout carries only the two lines"
+    );
     drop(srv);
 
     let o = user_list(&dir);
     assert_code(&o, 0, "user list after the server stopped");
-    assert_eq!(o.stdout, "1\tadmin\tadministrator\n", "nothing was added while locked");
+    assert_eq!(
+        o.stdout, "1\tadmin\tadministrator\n",
+        "nothing was added while locked"
+    );
 
     // Second start: no password line; the password was not changed while locked.
     let mut srv2 = start(serve_cmd(&dir));
-    assert!(srv2.initial_admin_password.is_none(), "second start prints no password: {}", srv2.stdout_text());
+    assert!(
+        srv2.initial_admin_password.is_none(),
+        "second start prints no password: {}",
+        srv2.stdout_text()
+    );
     let port2 = srv2.addr.port();
-    assert_eq!(srv2.stdout_text(), format!("listening on http://127.0.0.1:{port2}\n"));
+    assert_eq!(
+        srv2.stdout_text(),
+        format!("listening on http://127.0.0.1:{port2}\n")
+    );
     let r = srv2.req("GET", NS).auth("admin", &pw).send();
-    assert_eq!(r.status, 200, "initial password still valid: {}", r.describe());
+    assert_eq!(
+        r.status,
+        200,
+        "initial password still valid: {}",
+        r.describe()
+    );
     let r = srv2.req("GET", NS).auth("admin", "hijacked").send();
     assert_plain_error(&r, 401, "incorrect_password");
     assert_eq!(std::fs::read_to_string(&pf).unwrap(), format!("{pw}\n"));
     srv2.signal("INT");
-    assert_eq!(srv2.wait_exit(Duration::from_secs(15)), Some(0), "SIGINT → exit 0");
+    assert_eq!(
+        srv2.wait_exit(Duration::from_secs(15)),
+        Some(0),
+        "SIGINT → exit 0"
+    );
     assert_port_closed(srv2.addr);
+    // Last, so that the checks above still run when this one fails.
+    assert_private_tree(&dir);
 }
 
 #[test]
@@ -442,9 +927,21 @@ fn shutdown_lets_an_in_flight_request_finish_and_does_not_wait_for_idle_connecti
     }
     let mut r = c.try_clone().unwrap();
     let resp = read_response(&mut r, false);
-    assert_eq!(resp.status, 200, "the in-flight request completes during shutdown: {}", resp.describe());
-    assert_eq!(srv.wait_exit(Duration::from_secs(15)), Some(0), "graceful exit 0");
-    assert!(started.elapsed() < Duration::from_secs(12), "shutdown within the 10-second grace period");
+    assert_eq!(
+        resp.status,
+        200,
+        "the in-flight request completes during shutdown: {}",
+        resp.describe()
+    );
+    assert_eq!(
+        srv.wait_exit(Duration::from_secs(15)),
+        Some(0),
+        "graceful exit 0"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(12),
+        "shutdown within the 10-second grace period"
+    );
     assert_port_closed(addr);
     // The lock is released.
     assert_code(&user_list(&dir), 0, "user list after shutdown");
@@ -465,30 +962,60 @@ fn environment_variables_configure_serve_and_user_commands() {
         Some(public),
     )
     .unwrap_or_else(|f| panic!("serve from env: {}", f.output.describe()));
-    assert!(srv.base.starts_with("http://127.0.0.1:"), "listening line is the bound address, not the public URL: {}", srv.base);
-    assert!(dir.join("initial-admin-password").exists(), "ALMANAC_DATA_DIR is used");
+    assert!(
+        srv.base.starts_with("http://127.0.0.1:"),
+        "listening line is the bound address, not the public URL: {}",
+        srv.base
+    );
+    assert!(
+        dir.join("initial-admin-password").exists(),
+        "ALMANAC_DATA_DIR is used"
+    );
 
     let r = srv.get(NS);
-    assert_eq!(r.status, 200, "almanac still serves /cal/events/v1 behind a path prefix");
+    assert_eq!(
+        r.status, 200,
+        "almanac still serves /cal/events/v1 behind a path prefix"
+    );
     let v = r.json();
-    assert_eq!(v["_links"]["up"], json!([{"href": "https://example.org/api/"}]), "trailing slash removed from P");
-    assert_eq!(v["routes"]["/cal/events/v1"]["_links"]["self"], json!([{"href": "https://example.org/api/cal/events/v1"}]));
+    assert_eq!(
+        v["_links"]["up"],
+        json!([{"href": "https://example.org/api/"}]),
+        "trailing slash removed from P"
+    );
+    assert_eq!(
+        v["routes"]["/cal/events/v1"]["_links"]["self"],
+        json!([{"href": "https://example.org/api/cal/events/v1"}])
+    );
     assert_discovery_link(&r, public);
     let r = srv.get("/es/cal/events/v1");
-    assert_eq!(r.json()["_links"]["up"], json!([{"href": "https://example.org/api/es/"}]));
+    assert_eq!(
+        r.json()["_links"]["up"],
+        json!([{"href": "https://example.org/api/es/"}])
+    );
     let r = srv.get("/");
     assert_eq!(r.json()["url"], json!(public));
-    assert_eq!(r.header("x-cal-api-root"), Some("https://example.org/api/cal/events/v1/"));
+    assert_eq!(
+        r.header("x-cal-api-root"),
+        Some("https://example.org/api/cal/events/v1/")
+    );
     assert_eq!(r.header("x-cal-api-origin"), Some(public));
     let r = srv.get(&format!("{NS}/doc"));
-    assert_eq!(r.json()["servers"], json!([{"url": "https://example.org/api/cal/events/v1"}]));
+    assert_eq!(
+        r.json()["servers"],
+        json!([{"url": "https://example.org/api/cal/events/v1"}])
+    );
 
     // User commands read ALMANAC_DATA_DIR too: the dir is locked.
-    let o = almanac(["user", "list"]).env("ALMANAC_DATA_DIR", s(&dir)).run();
+    let o = almanac(["user", "list"])
+        .env("ALMANAC_DATA_DIR", s(&dir))
+        .run();
     assert_locked(&o, &dir, "user list via ALMANAC_DATA_DIR");
     srv.signal("TERM");
     assert_eq!(srv.wait_exit(Duration::from_secs(15)), Some(0));
-    let o = almanac(["user", "list"]).env("ALMANAC_DATA_DIR", s(&dir)).run();
+    let o = almanac(["user", "list"])
+        .env("ALMANAC_DATA_DIR", s(&dir))
+        .run();
     assert_code(&o, 0, "user list via env");
     assert_eq!(o.stdout, "1\tadmin\tadministrator\n");
 }
@@ -502,22 +1029,46 @@ fn command_line_options_beat_environment_variables() {
     let opt_dir = t.path().join("opt-dir");
     let public = "http://opt.example:9000/x";
     let srv = Server::launch(
-        almanac(["serve", "--listen", "127.0.0.1:0", "--data-dir", s(&opt_dir), "--public-url", "http://opt.example:9000/x//"])
-            .env("ALMANAC_DATA_DIR", s(&env_dir))
-            .env("ALMANAC_LISTEN", &busy_addr)
-            .env("ALMANAC_PUBLIC_URL", "https://env.example"),
+        almanac([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--data-dir",
+            s(&opt_dir),
+            "--public-url",
+            "http://opt.example:9000/x//",
+        ])
+        .env("ALMANAC_DATA_DIR", s(&env_dir))
+        .env("ALMANAC_LISTEN", &busy_addr)
+        .env("ALMANAC_PUBLIC_URL", "https://env.example"),
         Some(public),
     )
     .unwrap_or_else(|f| panic!("options must beat the environment: {}", f.output.describe()));
     assert_ne!(srv.addr.to_string(), busy_addr);
-    assert_eq!(srv.get(NS).json()["_links"]["up"], json!([{"href": "http://opt.example:9000/x/"}]));
+    assert_eq!(
+        srv.get(NS).json()["_links"]["up"],
+        json!([{"href": "http://opt.example:9000/x/"}])
+    );
     assert!(opt_dir.exists(), "--data-dir used");
-    assert!(!env_dir.exists(), "ALMANAC_DATA_DIR ignored when --data-dir is given");
+    assert!(
+        !env_dir.exists(),
+        "ALMANAC_DATA_DIR ignored when --data-dir is given"
+    );
     drop(srv);
     let third = t.path().join("third");
-    let o = almanac(["user", "add", "u", "--role", "editor", "--password", "x", "--data-dir", s(&third)])
-        .env("ALMANAC_DATA_DIR", s(&env_dir))
-        .run();
+    let o = almanac([
+        "user",
+        "add",
+        "u",
+        "--role",
+        "editor",
+        "--password",
+        "x",
+        "--data-dir",
+        s(&third),
+    ])
+    .env("ALMANAC_DATA_DIR", s(&env_dir))
+    .run();
     assert_code(&o, 0, "user add with both");
     assert!(third.exists() && !env_dir.exists());
 }
@@ -535,12 +1086,22 @@ fn empty_environment_variables_count_as_unset() {
     )
     .unwrap_or_else(|f| panic!("empty env vars must be ignored: {}", f.output.describe()));
     let default_dir = t.path().join("almanac-data");
-    assert!(default_dir.join("initial-admin-password").exists(), "default data dir ./almanac-data relative to the working directory");
+    assert!(
+        default_dir.join("initial-admin-password").exists(),
+        "default data dir ./almanac-data relative to the working directory"
+    );
     let port = srv.addr.port();
-    assert_eq!(srv.get(NS).json()["_links"]["up"], json!([{"href": format!("http://127.0.0.1:{port}/")}]), "default public URL");
+    assert_eq!(
+        srv.get(NS).json()["_links"]["up"],
+        json!([{"href": format!("http://127.0.0.1:{port}/")}]),
+        "default public URL"
+    );
     srv.signal("TERM");
     assert_eq!(srv.wait_exit(Duration::from_secs(15)), Some(0));
-    let o = almanac(["user", "list"]).env("ALMANAC_DATA_DIR", "").cwd(t.path()).run();
+    let o = almanac(["user", "list"])
+        .env("ALMANAC_DATA_DIR", "")
+        .cwd(t.path())
+        .run();
     assert_code(&o, 0, "user list with empty ALMANAC_DATA_DIR");
     assert_eq!(o.stdout, "1\tadmin\tadministrator\n");
 }
@@ -548,18 +1109,39 @@ fn empty_environment_variables_count_as_unset() {
 #[test]
 fn invalid_listen_addresses_exit_2_before_touching_the_data_dir() {
     let t = tmp();
-    let values = ["localhost:8080", "127.0.0.1", "127.0.0.1:99999", "[::1]", "example.org:80", "", "127.0.0.1:abc", "0.0.0.0", "127.0.0.1:-1", "http://127.0.0.1:0"];
+    let values = [
+        "localhost:8080",
+        "127.0.0.1",
+        "127.0.0.1:99999",
+        "[::1]",
+        "example.org:80",
+        "",
+        "127.0.0.1:abc",
+        "0.0.0.0",
+        "127.0.0.1:-1",
+        "http://127.0.0.1:0",
+    ];
     for (i, v) in values.iter().enumerate() {
         let dir = t.path().join(format!("d{i}"));
-        let o = almanac(["serve", "--listen", v, "--data-dir", s(&dir)]).timeout(30).run();
+        let o = almanac(["serve", "--listen", v, "--data-dir", s(&dir)])
+            .timeout(30)
+            .run();
         assert_code(&o, 2, &format!("--listen {v:?}"));
         assert_error_line(&o, v);
-        assert!(!dir.exists(), "--listen {v:?}: configuration is validated before the data dir is created");
+        assert!(
+            !dir.exists(),
+            "--listen {v:?}: configuration is validated before the data dir is created"
+        );
     }
     let dir = t.path().join("eq");
-    let o = almanac(["serve", "--listen=localhost:0", "--data-dir", s(&dir)]).timeout(30).run();
+    let o = almanac(["serve", "--listen=localhost:0", "--data-dir", s(&dir)])
+        .timeout(30)
+        .run();
     assert_code(&o, 2, "--listen=localhost:0");
-    let o = almanac(["serve", "--data-dir", s(&dir)]).env("ALMANAC_LISTEN", "localhost:0").timeout(30).run();
+    let o = almanac(["serve", "--data-dir", s(&dir)])
+        .env("ALMANAC_LISTEN", "localhost:0")
+        .timeout(30)
+        .run();
     assert_code(&o, 2, "ALMANAC_LISTEN=localhost:0");
     assert!(!dir.exists());
 }
@@ -581,13 +1163,26 @@ fn invalid_public_urls_exit_2() {
     ];
     for (i, v) in values.iter().enumerate() {
         let dir = t.path().join(format!("d{i}"));
-        let o = almanac(["serve", "--listen", "127.0.0.1:0", "--public-url", v, "--data-dir", s(&dir)]).timeout(30).run();
+        let o = almanac([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--public-url",
+            v,
+            "--data-dir",
+            s(&dir),
+        ])
+        .timeout(30)
+        .run();
         assert_code(&o, 2, &format!("--public-url {v:?}"));
         assert_error_line(&o, v);
         assert!(!dir.exists(), "--public-url {v:?}: no data dir created");
     }
     let dir = t.path().join("env");
-    let o = almanac(["serve", "--listen", "127.0.0.1:0", "--data-dir", s(&dir)]).env("ALMANAC_PUBLIC_URL", "ftp://x").timeout(30).run();
+    let o = almanac(["serve", "--listen", "127.0.0.1:0", "--data-dir", s(&dir)])
+        .env("ALMANAC_PUBLIC_URL", "ftp://x")
+        .timeout(30)
+        .run();
     assert_code(&o, 2, "ALMANAC_PUBLIC_URL=ftp://x");
 }
 
@@ -596,14 +1191,30 @@ fn listen_accepts_the_equals_syntax_and_ipv6_literals() {
     let t = tmp();
     let dir = t.path().join("data");
     let v6 = TcpListener::bind("[::1]:0").is_ok();
-    let listen = if v6 { "--listen=[::1]:0" } else { "--listen=127.0.0.1:0" };
-    let srv = start(almanac(["serve", listen, &format!("--data-dir={}", s(&dir))]));
+    let listen = if v6 {
+        "--listen=[::1]:0"
+    } else {
+        "--listen=127.0.0.1:0"
+    };
+    let srv = start(almanac([
+        "serve",
+        listen,
+        &format!("--data-dir={}", s(&dir)),
+    ]));
     let port = srv.addr.port();
     let host = if v6 { "[::1]" } else { "127.0.0.1" };
-    assert_eq!(srv.base, format!("http://{host}:{port}"), "listening line with IPv6 in brackets");
+    assert_eq!(
+        srv.base,
+        format!("http://{host}:{port}"),
+        "listening line with IPv6 in brackets"
+    );
     let r = srv.get(NS);
     assert_eq!(r.status, 200);
-    assert_eq!(r.json()["_links"]["up"], json!([{"href": format!("http://{host}:{port}/")}]), "default public URL brackets IPv6");
+    assert_eq!(
+        r.json()["_links"]["up"],
+        json!([{"href": format!("http://{host}:{port}/")}]),
+        "default public URL brackets IPv6"
+    );
     assert!(dir.exists(), "--data-dir= syntax");
 }
 
@@ -613,10 +1224,202 @@ fn serve_exits_1_when_the_address_is_in_use_and_releases_the_lock() {
     let dir = t.path().join("data");
     let busy = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = busy.local_addr().unwrap().to_string();
-    let o = almanac(["serve", "--listen", &addr, "--data-dir", s(&dir)]).timeout(60).run();
+    let o = almanac(["serve", "--listen", &addr, "--data-dir", s(&dir)])
+        .timeout(60)
+        .run();
     assert_code(&o, 1, "bind failure");
     assert_error_line(&o, "bind failure");
-    assert!(!o.stdout.contains("listening on"), "no listening line when the bind failed");
+    assert!(
+        !o.stdout.contains("listening on"),
+        "no listening line when the bind failed"
+    );
     assert_code(&user_list(&dir), 0, "lock released after a failed start");
     drop(busy);
+}
+
+#[test]
+fn passwords_are_stored_as_argon2id_phc_strings_with_the_minimum_parameters() {
+    let t = tmp();
+    let dir = t.path().join("data");
+    let pw = "Plain-Text-Must-Not-Be-Stored-7";
+    let o = almanac([
+        "user",
+        "add",
+        "hashme",
+        "--role",
+        "author",
+        "--password",
+        pw,
+        "--data-dir",
+        s(&dir),
+    ])
+    .run();
+    assert_code(&o, 0, "user add");
+    let mut bytes = Vec::new();
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_file() {
+            bytes.extend(std::fs::read(&p).unwrap());
+        }
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    assert!(!text.contains(pw), "the plain password must not be stored");
+    let start = text
+        .find("$argon2id$")
+        .expect("an argon2id PHC string in the store (§3.1)");
+    let phc: String = text[start..]
+        .chars()
+        .take_while(|c| !c.is_control() && *c != '\u{fffd}')
+        .collect();
+    let params = phc
+        .split('$')
+        .nth(3)
+        .unwrap_or_else(|| panic!("PHC parameters in {phc:?}"));
+    let get = |k: &str| -> u64 {
+        params
+            .split(',')
+            .find_map(|kv| kv.strip_prefix(&format!("{k}=")))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("{k} in {phc:?}"))
+    };
+    assert!(get("m") >= 19456, "m >= 19456 KiB: {phc}");
+    assert!(get("t") >= 2, "t >= 2: {phc}");
+    assert!(get("p") >= 1, "p >= 1: {phc}");
+}
+
+/// Opens a connection with a GET whose body is only half sent, so the request stays in flight.
+fn half_sent_request(addr: std::net::SocketAddr) -> TcpStream {
+    let mut c = TcpStream::connect(addr).expect("connect");
+    c.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let head = format!(
+        "GET {NS} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: text/plain\r\nContent-Length: 10\r\nConnection: close\r\n\r\n12345"
+    );
+    c.write_all(head.as_bytes()).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    c
+}
+
+#[test]
+fn a_second_signal_during_shutdown_exits_1_immediately() {
+    let t = tmp();
+    let dir = t.path().join("data");
+    let mut srv = start(serve_cmd(&dir));
+    let _c = half_sent_request(srv.addr);
+    srv.signal("TERM");
+    std::thread::sleep(Duration::from_millis(700));
+    assert!(
+        !srv.exited(),
+        "the server waits for the in-flight request (up to 10 s)"
+    );
+    let t0 = Instant::now();
+    srv.signal("INT");
+    assert_eq!(
+        srv.wait_exit(Duration::from_secs(5)),
+        Some(1),
+        "second signal → exit 1"
+    );
+    assert!(
+        t0.elapsed() < Duration::from_secs(3),
+        "the second signal exits immediately"
+    );
+}
+
+#[test]
+fn shutdown_drops_requests_still_running_after_the_10_second_grace() {
+    let t = tmp();
+    let dir = t.path().join("data");
+    let mut srv = start(serve_cmd(&dir));
+    let _c = half_sent_request(srv.addr);
+    let t0 = Instant::now();
+    srv.signal("TERM");
+    assert_eq!(
+        srv.wait_exit(Duration::from_secs(20)),
+        Some(0),
+        "exit 0 after the grace period"
+    );
+    let took = t0.elapsed();
+    assert!(
+        took >= Duration::from_secs(9),
+        "in-flight requests get up to 10 s (exited after {took:?})"
+    );
+    assert!(
+        took < Duration::from_secs(14),
+        "in-flight requests are dropped after 10 s (exited after {took:?})"
+    );
+}
+
+#[test]
+fn an_unreadable_store_is_a_runtime_failure_exit_1() {
+    let t = tmp();
+    let dir = t.path().join("data");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("almanac.redb"),
+        b"this is not a redb database, just garbage bytes",
+    )
+    .unwrap();
+    let o = serve_cmd(&dir).timeout(30).run();
+    assert_code(&o, 1, "serve on a corrupt store");
+    assert_error_line(&o, "serve on a corrupt store");
+    assert!(!o.stdout.contains("listening on"));
+    let o = user_list(&dir);
+    assert_code(&o, 1, "user list on a corrupt store");
+    // A data dir path that is a regular file cannot be opened either.
+    let f = t.path().join("file");
+    std::fs::write(&f, b"x").unwrap();
+    let o = almanac([
+        "user",
+        "add",
+        "x",
+        "--role",
+        "editor",
+        "--password",
+        "x",
+        "--data-dir",
+        s(&f),
+    ])
+    .run();
+    assert_code(&o, 1, "data dir is a file");
+}
+
+#[test]
+fn an_existing_initial_admin_password_file_is_replaced() {
+    let t = tmp();
+    let dir = t.path().join("data");
+    std::fs::create_dir_all(&dir).unwrap();
+    let pf = dir.join("initial-admin-password");
+    std::fs::write(&pf, b"stale content\n").unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&pf, std::fs::Permissions::from_mode(0o644)).unwrap();
+    }
+    let srv = start(serve_cmd(&dir).env("ALMANAC_LOG", "warn"));
+    let pw = srv
+        .initial_admin_password
+        .clone()
+        .expect("no user yet: initial admin");
+    assert_eq!(std::fs::read_to_string(&pf).unwrap(), format!("{pw}\n"));
+    assert_eq!(mode(&pf), 0o600, "the replaced file has mode 0600");
+    // ALMANAC_LOG=warn filters the info-level request records out.
+    assert_eq!(srv.get(&format!("{NS}/doc?marker=1")).status, 200);
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        !srv.stderr_text().contains("/cal/events/v1/doc"),
+        "ALMANAC_LOG=warn hides info request logs: {}",
+        srv.stderr_text()
+    );
+}
+
+#[test]
+fn relative_data_dirs_are_relative_to_the_working_directory() {
+    let t = tmp();
+    let o = almanac(["user", "add", "rel", "--role", "editor", "--password", "x", "--data-dir", "rel/data"]).cwd(t.path()).run();
+    assert_code(&o, 0, "user add with a relative --data-dir");
+    assert!(t.path().join("rel").join("data").is_dir());
+    let o = almanac(["user", "list"]).env("ALMANAC_DATA_DIR", "rel/data").cwd(t.path()).run();
+    assert_eq!(o.stdout, "1\trel\teditor\n");
+    // Default: ./almanac-data
+    let o = almanac(["user", "add", "dflt", "--role", "author", "--password", "x"]).cwd(t.path()).run();
+    assert_code(&o, 0, "user add with the default data dir");
+    assert!(t.path().join("almanac-data").is_dir(), "default data dir ./almanac-data");
 }

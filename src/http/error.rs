@@ -212,3 +212,113 @@ mod tests {
         assert_eq!(missing["data"]["params"], json!(["title", "start_date"]));
     }
 }
+
+/// The one mapping of use-case failures to the contract's codes (common.md §5).
+pub fn from_service(e: crate::service::ServiceError, caller: Caller) -> ApiError {
+    use crate::model::Kind;
+    use crate::service::ServiceError as S;
+    let kind_code = |kind: Kind, codes: [&'static str; 5]| match kind {
+        Kind::Event => codes[0],
+        Kind::Venue => codes[1],
+        Kind::Organizer => codes[2],
+        Kind::Category => codes[3],
+        Kind::Tag => codes[4],
+    };
+    match e {
+        S::Invalid(invalid) => ApiError::invalid_params(&invalid),
+        S::Forbidden => ApiError::forbidden(caller),
+        S::NoGroupMember(kind) => ApiError::new(
+            StatusCode::NOT_FOUND,
+            kind_code(
+                kind,
+                [
+                    "rest-event-not-found",
+                    "venue-not-found",
+                    "organizer-not-found",
+                    "rest_term_invalid",
+                    "rest_term_invalid",
+                ],
+            ),
+            "No record of this translation group exists in that language.",
+        ),
+        S::NotAccessible(kind) => ApiError::new(
+            StatusCode::FORBIDDEN,
+            kind_code(
+                kind,
+                [
+                    "event-not-accessible",
+                    "venue-not-accessible",
+                    "organizer-not-accessible",
+                    "rest_forbidden",
+                    "rest_forbidden",
+                ],
+            ),
+            "This record cannot be viewed by the current caller.",
+        ),
+        S::InTrash(kind) => ApiError::new(
+            StatusCode::GONE,
+            kind_code(
+                kind,
+                [
+                    "event-is-in-trash",
+                    "venue-is-in-trash",
+                    "organizer-is-in-trash",
+                    "rest_invalid_param",
+                    "rest_invalid_param",
+                ],
+            ),
+            "The record is already in the trash.",
+        ),
+        S::PageNotFound(kind) => ApiError::new(
+            StatusCode::NOT_FOUND,
+            kind_code(
+                kind,
+                [
+                    "event-archive-page-not-found",
+                    "venue-archive-page-not-found",
+                    "organizer-archive-page-not-found",
+                    "rest_invalid_param",
+                    "rest_invalid_param",
+                ],
+            ),
+            "The requested archive page does not exist.",
+        ),
+        S::CannotEditOthers => ApiError::new(
+            StatusCode::FORBIDDEN,
+            "rest_cannot_edit_others",
+            "Sorry, you are not allowed to set another user as the author.",
+        ),
+        S::TranslationConflict {
+            language,
+            translation_id,
+        } => ApiError::new(
+            StatusCode::CONFLICT,
+            "translation-conflict",
+            "The translation group already has a record in this language.",
+        )
+        .with("language", json!(language.code()))
+        .with("translation_id", json!(translation_id)),
+        S::TermExists(term_id) => ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "term_exists",
+            "A term with the name provided already exists with this parent.",
+        )
+        .with("term_id", json!(term_id)),
+        S::DuplicateTermSlug => ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "duplicate_term_slug",
+            "The slug is already in use by another term.",
+        ),
+        S::TermCycle => ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "rest_term_invalid",
+            "A category cannot become its own ancestor.",
+        ),
+        S::NotHierarchical => ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "rest_taxonomy_not_hierarchical",
+            "Can not set parent term, taxonomy is not hierarchical.",
+        ),
+        S::Store(e) => ApiError::from(e),
+    }
+}

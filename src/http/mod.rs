@@ -5,9 +5,12 @@
 pub mod body;
 pub mod error;
 pub mod links;
+pub mod lists;
 pub mod meta;
 pub mod openapi;
 pub mod params;
+pub mod repr;
+pub mod resources;
 pub mod response;
 pub mod routes;
 
@@ -46,9 +49,21 @@ impl AppState {
             store,
             auth,
             public_url: public_url.into(),
-            routes: RouteTable::new(meta::routes()),
+            routes: RouteTable::new(route_table()),
         }
     }
+}
+
+/// Every route of the namespace, in the order of common.md §1.2.
+fn route_table() -> Vec<routes::Route> {
+    use crate::model::post::{Organizer, Venue};
+    use crate::model::Kind;
+    let mut all = meta::routes();
+    all.extend(resources::linked::routes::<Venue>());
+    all.extend(resources::linked::routes::<Organizer>());
+    all.extend(resources::terms::routes(Kind::Category));
+    all.extend(resources::terms::routes(Kind::Tag));
+    all
 }
 
 /// One request inside the namespace, after validation (step 10 on).
@@ -214,6 +229,13 @@ where
         Ok(p) => p,
         Err(e) => return finish.error(&e),
     };
+    // Handlers that check references report them with the syntax errors; the others end
+    // validation here.
+    if !endpoint.checks_references {
+        if let Err(e) = params.check() {
+            return finish.error(&e);
+        }
+    }
     let language = params
         .translation_language()
         .or(segment)

@@ -36,11 +36,11 @@ pub fn document(routes: &RouteTable, links: &Links) -> Value {
 /// (`post`, `put`, `patch`), with distinct operation IDs (§2.4 item 1).
 fn operations(endpoint: &Endpoint) -> Vec<(&'static str, Value)> {
     match endpoint.group {
-        Group::Read => vec![("get", operation(endpoint, endpoint.operation_id.into()))],
-        Group::Create => vec![("post", operation(endpoint, endpoint.operation_id.into()))],
-        Group::Delete => vec![("delete", operation(endpoint, endpoint.operation_id.into()))],
+        Group::Read => vec![("get", operation(endpoint, endpoint.operation_id.clone()))],
+        Group::Create => vec![("post", operation(endpoint, endpoint.operation_id.clone()))],
+        Group::Delete => vec![("delete", operation(endpoint, endpoint.operation_id.clone()))],
         Group::Edit => vec![
-            ("post", operation(endpoint, endpoint.operation_id.into())),
+            ("post", operation(endpoint, endpoint.operation_id.clone())),
             (
                 "put",
                 operation(endpoint, format!("{}Put", endpoint.operation_id)),
@@ -97,7 +97,7 @@ fn responses(endpoint: &Endpoint) -> Value {
 }
 
 fn success(endpoint: &Endpoint, status: u16, is_read: bool) -> Value {
-    let schema = match endpoint.response {
+    let schema = match &endpoint.response {
         ResponseSchema::Component(name) => json!({"$ref": format!("#/components/schemas/{name}")}),
         ResponseSchema::AnyObject => json!({"type": "object"}),
     };

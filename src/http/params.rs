@@ -9,18 +9,42 @@ use crate::values::{scalars, Invalid, SubCode};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 
-/// The value syntax of a parameter.
-#[derive(Debug, Clone)]
+/// The value syntax of a parameter. Validation normalises the value into a typed JSON value
+/// (see each variant); handlers read it back through [`Params`].
+#[derive(Debug, Clone, Copy)]
 pub enum ParamKind {
-    /// Any string (§9.4).
+    /// Any string (§9.4) → string.
     String,
-    /// A string from a fixed set.
+    /// A string of at least one character → string.
+    NonEmptyString,
+    /// One of a fixed set, exactly → string.
     Enum(&'static [&'static str]),
-    /// An integer (§9.2) with optional bounds.
+    /// One of a fixed set, any letter case → the lower-cased string.
+    EnumCaseless(&'static [&'static str]),
+    /// An integer (§9.2) with optional bounds → number.
     Integer {
         minimum: Option<i64>,
         maximum: Option<i64>,
     },
+    /// WordPress boolean (§9.3) → bool.
+    Boolean,
+    /// Truthy-string write flag (§9.3) → bool.
+    Flag,
+    /// Filter flag (venues-organizers.md §1.2): boolean, truthy or falsy string → bool;
+    /// the empty string means "not given" (no entry).
+    FilterFlag,
+    /// A URL (§9.8), or `""` to clear → string.
+    Url,
+    /// A date-time of the one grammar (§9.6) → the value as sent (re-read in its zone later).
+    DateTime,
+    /// A number within bounds, or `""` to clear → number or `""`.
+    Coordinate { limit: f64 },
+    /// A list of positive integers (§1.6, §9.5) → array of numbers.
+    IdList,
+    /// A post-kind `status` filter (§3.8): statuses or `any` → array of strings.
+    StatusFilter,
+    /// An `image` write value (§9.10) → `false` (remove), an ID, or a URL string.
+    Image,
 }
 
 /// Where a parameter is documented (validation reads query and body alike, §1.5).
@@ -81,29 +105,37 @@ impl ParamSpec {
 
     /// The JSON Schema of one value of this parameter.
     pub fn schema(&self) -> Map<String, Value> {
-        let mut s = Map::new();
-        match &self.kind {
-            ParamKind::String => {
-                s.insert("type".into(), json!("string"));
-            }
-            ParamKind::Enum(values) => {
-                s.insert("type".into(), json!("string"));
-                s.insert("enum".into(), json!(values));
-            }
+        let mut s = match self.kind {
+            ParamKind::String => json!({"type": "string"}),
+            ParamKind::NonEmptyString => json!({"type": "string", "minLength": 1}),
+            ParamKind::Enum(values) => json!({"type": "string", "enum": values}),
+            ParamKind::EnumCaseless(values) => json!({"type": "string", "enum": values}),
             ParamKind::Integer { minimum, maximum } => {
-                s.insert("type".into(), json!("integer"));
+                let mut s = json!({"type": "integer"});
                 if let Some(min) = minimum {
-                    s.insert("minimum".into(), json!(min));
+                    s["minimum"] = json!(min);
                 }
                 if let Some(max) = maximum {
-                    s.insert("maximum".into(), json!(max));
+                    s["maximum"] = json!(max);
                 }
+                s
             }
-        }
+            ParamKind::Boolean => json!({"type": "boolean"}),
+            ParamKind::Flag | ParamKind::FilterFlag => json!({"type": ["boolean", "string"]}),
+            ParamKind::Url => json!({"type": "string", "maxLength": 2048}),
+            ParamKind::DateTime => json!({"type": ["string", "integer"]}),
+            ParamKind::Coordinate { limit } => json!({"type": ["number", "string"], "minimum": -limit, "maximum": limit}),
+            ParamKind::IdList => json!({"type": "array", "items": {"type": "integer", "minimum": 1}, "maxItems": 1000}),
+            ParamKind::StatusFilter => json!({"type": "array", "items": {"type": "string", "enum": ["publish", "future", "draft", "pending", "private", "trash", "any"]}}),
+            ParamKind::Image => json!({"type": ["string", "integer", "boolean"]}),
+        };
         if let Some(default) = &self.default {
-            s.insert("default".into(), default.clone());
+            s["default"] = default.clone();
         }
-        s
+        match s {
+            Value::Object(map) => map,
+            _ => unreachable!("schemas are objects"),
+        }
     }
 
     /// The `args` entry of the namespace index: the allowed keys in the contract's order,
@@ -140,27 +172,159 @@ impl ParamSpec {
         Value::Object(arg)
     }
 
-    fn validate(&self, raw: &Value) -> Result<Value, Invalid> {
-        match &self.kind {
-            ParamKind::String => scalars::string(raw).map(|s| json!(s)),
-            ParamKind::Enum(values) => scalars::one_of(raw, values).map(|s| json!(s)),
+    /// Syntax validation of one present value; `Ok(None)` means "treat as not given".
+    fn validate(&self, raw: &RawParams) -> Result<Option<Value>, Invalid> {
+        let list_kind = matches!(self.kind, ParamKind::IdList | ParamKind::StatusFilter);
+        if list_kind {
+            let items = match raw.list(self.name) {
+                Some(items) => items?,
+                None => return Ok(None),
+            };
+            return self.validate_list(items).map(Some);
+        }
+        let value = match raw.scalar(self.name) {
+            Some(v) => v?,
+            None => return Ok(None),
+        };
+        let normalised = match self.kind {
+            ParamKind::String => json!(scalars::string(value)?),
+            ParamKind::NonEmptyString => json!(scalars::non_empty_string(value)?),
+            ParamKind::Enum(values) => {
+                // Characters first: NUL is rest_invalid_characters, not an unknown value.
+                scalars::string(value)?;
+                json!(scalars::one_of(value, values)?)
+            }
+            ParamKind::EnumCaseless(values) => {
+                let s = scalars::string(value)?.to_ascii_lowercase();
+                if !values.contains(&s.as_str()) {
+                    return Err(Invalid::new(
+                        SubCode::NotInEnum,
+                        format!("must be one of: {}.", values.join(", ")),
+                    ));
+                }
+                json!(s)
+            }
             ParamKind::Integer { minimum, maximum } => {
-                let n = scalars::integer(raw)?;
+                let n = scalars::integer(value)?;
                 if minimum.is_some_and(|min| n < min) || maximum.is_some_and(|max| n > max) {
                     return Err(Invalid::new(
                         SubCode::OutOfBounds,
-                        format!("is out of range ({})", bounds_text(*minimum, *maximum)),
+                        format!("must be an integer {}.", bounds_text(minimum, maximum)),
                     ));
                 }
-                Ok(json!(n))
+                json!(n)
+            }
+            ParamKind::Boolean => json!(scalars::boolean(value)?),
+            ParamKind::Flag => json!(scalars::truthy(value)?),
+            ParamKind::FilterFlag => match filter_flag(value)? {
+                Some(b) => json!(b),
+                None => return Ok(None),
+            },
+            ParamKind::Url => match value {
+                Value::String(s) if s.trim().is_empty() => json!(""),
+                _ => json!(scalars::url(value)?),
+            },
+            ParamKind::DateTime => {
+                let zone = crate::values::timezone::Zone::Utc;
+                crate::values::datetime::parse(value, &zone, chrono::Utc::now())?;
+                value.clone()
+            }
+            ParamKind::Coordinate { limit } => match value {
+                Value::String(s) if s.is_empty() => json!(""),
+                _ => {
+                    let n = scalars::number(value)?;
+                    if !(-limit..=limit).contains(&n) {
+                        return Err(Invalid::new(
+                            SubCode::OutOfBounds,
+                            format!("must be a number between -{limit} and {limit}."),
+                        ));
+                    }
+                    json!(n)
+                }
+            },
+            ParamKind::Image => image_value(value)?,
+            ParamKind::IdList | ParamKind::StatusFilter => unreachable!("lists handled above"),
+        };
+        Ok(Some(normalised))
+    }
+
+    fn validate_list(&self, items: Vec<Value>) -> Result<Value, Invalid> {
+        if items.is_empty() {
+            return Err(Invalid::new(SubCode::Empty, "must not be empty."));
+        }
+        match self.kind {
+            ParamKind::IdList => Ok(json!(scalars::items(items, scalars::positive_integer)?)),
+            _ => {
+                let statuses = scalars::items(items, |v| {
+                    let s = scalars::string(v)?;
+                    if s == "any" || crate::model::Status::parse(s).is_some() {
+                        Ok(s.to_string())
+                    } else {
+                        Err(Invalid::new(
+                            SubCode::NotInEnum,
+                            "must be a list of publish, future, draft, pending, private, trash, or any.",
+                        ))
+                    }
+                })?;
+                Ok(json!(statuses))
             }
         }
     }
 }
 
+/// venues-organizers.md §1.2 filter flags.
+fn filter_flag(value: &Value) -> Result<Option<bool>, Invalid> {
+    const TRUE: [&str; 7] = ["1", "true", "yes", "y", "on", "enable", "enabled"];
+    const FALSE: [&str; 7] = ["0", "false", "no", "n", "off", "disable", "disabled"];
+    match value {
+        Value::Bool(b) => Ok(Some(*b)),
+        Value::String(s) if s.is_empty() => Ok(None),
+        Value::String(s) => {
+            let lower = s.to_ascii_lowercase();
+            if TRUE.contains(&lower.as_str()) {
+                Ok(Some(true))
+            } else if FALSE.contains(&lower.as_str()) {
+                Ok(Some(false))
+            } else {
+                Err(Invalid::new(SubCode::InvalidType, "must be true or false."))
+            }
+        }
+        _ => Err(Invalid::new(SubCode::InvalidType, "must be true or false.")),
+    }
+}
+
+/// §9.10: `""`, `0`, `"0"`, `false` remove; a positive integer or digit string is an image ID;
+/// otherwise a URL by §9.8.
+fn image_value(value: &Value) -> Result<Value, Invalid> {
+    let refused = || {
+        Invalid::new(
+            SubCode::InvalidFormat,
+            "must be an image ID, an http(s) URL, or empty.",
+        )
+    };
+    match value {
+        Value::Bool(false) => Ok(json!(false)),
+        Value::Number(_) => match scalars::integer(value) {
+            Ok(0) => Ok(json!(false)),
+            Ok(n) if n > 0 => Ok(json!(n)),
+            _ => Err(refused()),
+        },
+        Value::String(s) if s.is_empty() || s == "0" => Ok(json!(false)),
+        Value::String(s) if s.bytes().all(|b| b.is_ascii_digit()) => match s.parse::<i64>() {
+            Ok(n) => Ok(json!(n)),
+            Err(_) => Err(refused()),
+        },
+        Value::String(_) => scalars::url(value).map(|u| json!(u)).map_err(|e| match e.code {
+            SubCode::TooLong => e,
+            _ => refused(),
+        }),
+        _ => Err(refused()),
+    }
+}
+
 fn bounds_text(minimum: Option<i64>, maximum: Option<i64>) -> String {
     match (minimum, maximum) {
-        (Some(a), Some(b)) => format!("{a} to {b}"),
+        (Some(a), Some(b)) => format!("from {a} to {b}"),
         (Some(a), None) => format!("at least {a}"),
         (None, Some(b)) => format!("at most {b}"),
         (None, None) => String::new(),
@@ -173,9 +337,59 @@ const LANGUAGE_CODES: &[&str] = &["en", "pt-br", "es"];
 #[derive(Debug, Default, Clone)]
 pub struct Params {
     values: HashMap<&'static str, Value>,
+    /// Names the request actually sent (defaults are not).
+    sent: std::collections::HashSet<&'static str>,
+    /// Invalid parameters found so far (syntax here, references in the handlers).
+    pub invalid: Vec<(String, Invalid)>,
 }
 
 impl Params {
+    /// Ends validation: every invalid parameter found is reported together (§5.2).
+    pub fn check(&self) -> Result<(), ApiError> {
+        if self.invalid.is_empty() {
+            Ok(())
+        } else {
+            Err(ApiError::invalid_params(&self.invalid))
+        }
+    }
+
+    /// Records an invalid parameter found by a reference check.
+    pub fn refuse(&mut self, name: &str, why: Invalid) {
+        self.invalid.push((name.to_string(), why));
+    }
+
+    /// Present, sent or by default.
+    pub fn has(&self, name: &str) -> bool {
+        self.values.contains_key(name)
+    }
+
+    /// Sent by the request (not a default).
+    pub fn sent(&self, name: &str) -> bool {
+        self.sent.contains(name)
+    }
+
+    pub fn i64(&self, name: &str) -> Option<i64> {
+        self.get(name).and_then(Value::as_i64)
+    }
+
+    pub fn bool(&self, name: &str) -> Option<bool> {
+        self.get(name).and_then(Value::as_bool)
+    }
+
+    pub fn ids(&self, name: &str) -> Option<Vec<u64>> {
+        self.get(name)
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_u64).collect())
+    }
+
+    pub fn strings(&self, name: &str) -> Option<Vec<String>> {
+        self.get(name).and_then(Value::as_array).map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()
+        })
+    }
+
     pub fn get(&self, name: &str) -> Option<&Value> {
         self.values.get(name)
     }
@@ -191,9 +405,11 @@ impl Params {
     }
 }
 
-/// Steps 8 and 9 of §1.10: required parameters first (all missing ones, in declaration order),
-/// then every present parameter, all invalid ones reported together. Path parameters are
-/// matched by the router and are not read from query or body (§1.5 rule 2).
+/// Steps 8 and 9 of §1.10 for the syntax of every parameter: required parameters first (all
+/// missing ones, in declaration order, as an immediate error), then every present parameter.
+/// Invalid values are collected in [`Params::invalid`] rather than returned at once, so that the
+/// handler can add the reference checks of step 9 and report everything together.
+/// Path parameters are matched by the router and never read from query or body (§1.5).
 pub fn validate(specs: &[ParamSpec], raw: &RawParams) -> Result<Params, ApiError> {
     let missing: Vec<&str> = specs
         .iter()
@@ -204,26 +420,21 @@ pub fn validate(specs: &[ParamSpec], raw: &RawParams) -> Result<Params, ApiError
         return Err(ApiError::missing_params(&missing));
     }
     let mut params = Params::default();
-    let mut invalid = Vec::new();
     for spec in specs.iter().filter(|s| s.location != Location::Path) {
-        let Some(value) = raw.scalar(spec.name) else {
-            if let Some(default) = &spec.default {
-                params.values.insert(spec.name, default.clone());
-            }
-            continue;
-        };
-        match value.and_then(|v| spec.validate(v)) {
-            Ok(v) => {
+        match spec.validate(raw) {
+            Ok(Some(v)) => {
                 params.values.insert(spec.name, v);
+                params.sent.insert(spec.name);
             }
-            Err(why) => invalid.push((spec.name.to_string(), why)),
+            Ok(None) => {
+                if let Some(default) = &spec.default {
+                    params.values.insert(spec.name, default.clone());
+                }
+            }
+            Err(why) => params.invalid.push((spec.name.to_string(), why)),
         }
     }
-    if invalid.is_empty() {
-        Ok(params)
-    } else {
-        Err(ApiError::invalid_params(&invalid))
-    }
+    Ok(params)
 }
 
 #[cfg(test)]
@@ -248,6 +459,7 @@ mod tests {
     fn defaults_apply_and_values_are_typed() {
         let raw = RawParams::from_form(b"page=3&translation_language=es&unknown=1");
         let params = validate(&specs(), &raw).unwrap();
+        params.check().unwrap();
         assert_eq!(params.str("namespace"), Some("cal/events/v1"));
         assert_eq!(params.get("page"), Some(&json!(3)));
         assert_eq!(params.translation_language(), Some(Language::Es));
@@ -256,7 +468,7 @@ mod tests {
     #[test]
     fn all_invalid_parameters_are_reported_together() {
         let raw = RawParams::from_form(b"page=0&translation_language=PT-BR");
-        let err = validate(&specs(), &raw).unwrap_err().body();
+        let err = validate(&specs(), &raw).unwrap().check().unwrap_err().body();
         assert_eq!(err["code"], "rest_invalid_param");
         assert_eq!(err["data"]["details"]["page"]["code"], "rest_out_of_bounds");
         assert_eq!(

@@ -68,10 +68,10 @@ impl OperationClass {
 }
 
 /// The schema of a successful answer, for `/doc`.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub enum ResponseSchema {
     /// `#/components/schemas/<name>`.
-    Component(&'static str),
+    Component(String),
     /// `{"type": "object"}` (the `/doc` operation itself, §2.4 item 9).
     AnyObject,
 }
@@ -82,12 +82,15 @@ pub type Handler = fn(&AppState, &Context) -> Result<ApiResponse, ApiError>;
 pub struct Endpoint {
     pub group: Group,
     /// `operationId` of `/doc`; an Edit group documents `<id>`, `<id>Put`, `<id>Patch`.
-    pub operation_id: &'static str,
-    pub summary: &'static str,
+    pub operation_id: String,
+    pub summary: String,
     pub class: OperationClass,
     pub response: ResponseSchema,
     pub params: Vec<ParamSpec>,
     pub handler: Handler,
+    /// The handler adds reference checks (unknown IDs, ...) to the syntax errors of
+    /// [`crate::http::params::validate`] and calls [`crate::http::params::Params::check`] itself.
+    pub checks_references: bool,
 }
 
 pub struct Route {
@@ -187,7 +190,18 @@ pub struct RouteTable {
 }
 
 impl RouteTable {
-    pub fn new(routes: Vec<Route>) -> RouteTable {
+    /// Every endpoint takes `translation_language` (common.md §7.1); it is added here, last,
+    /// where a route does not declare it itself.
+    pub fn new(mut routes: Vec<Route>) -> RouteTable {
+        for endpoint in routes.iter_mut().flat_map(|r| r.endpoints.iter_mut()) {
+            if !endpoint
+                .params
+                .iter()
+                .any(|p| p.name == "translation_language")
+            {
+                endpoint.params.push(ParamSpec::translation_language());
+            }
+        }
         RouteTable { routes }
     }
 
@@ -281,12 +295,13 @@ mod tests {
         }
         let endpoint = |group| Endpoint {
             group,
-            operation_id: "x",
-            summary: "",
+            operation_id: "x".into(),
+            summary: String::new(),
             class: OperationClass::Meta,
             response: ResponseSchema::AnyObject,
             params: vec![],
             handler: ok,
+            checks_references: false,
         };
         RouteTable::new(vec![
             Route {

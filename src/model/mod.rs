@@ -186,3 +186,6 @@ pub struct User {
     pub role: Role,
     pub password_hash: String,
 }
+
+pub mod post;
+pub mod term;

@@ -1,3 +1,78 @@
-//! Use cases, free of warp and tantivy types.
+//! Use cases, free of warp and tantivy types. Each returns a [`ServiceError`] that the HTTP
+//! layer maps once to the contract's error body.
 
+pub mod linked;
+pub mod posts;
+pub mod terms;
 pub mod users;
+
+use crate::model::{Kind, Language};
+use crate::store::StoreError;
+use crate::values::Invalid;
+
+#[derive(Debug)]
+pub enum ServiceError {
+    /// Parameters refused by reference checks (with any syntax errors found before).
+    Invalid(Vec<(String, Invalid)>),
+    /// Route-level permission refused (401/403 `rest_forbidden` by caller).
+    Forbidden,
+    /// An explicit `translation_language` whose group member does not exist (§7.3).
+    NoGroupMember(Kind),
+    /// A single GET of a record the caller may not read.
+    NotAccessible(Kind),
+    /// DELETE of a record already in the trash.
+    InTrash(Kind),
+    /// `author` set to another user without editor rights.
+    CannotEditOthers,
+    /// A translation group already has a member in this language.
+    TranslationConflict { language: Language, translation_id: u64 },
+    /// A list page past the end (post kinds).
+    PageNotFound(Kind),
+    /// term_exists with the existing term.
+    TermExists(u64),
+    DuplicateTermSlug,
+    /// A category made its own ancestor.
+    TermCycle,
+    /// `parent` sent for a tag.
+    NotHierarchical,
+    Store(StoreError),
+}
+
+impl From<StoreError> for ServiceError {
+    fn from(e: StoreError) -> ServiceError {
+        ServiceError::Store(e)
+    }
+}
+
+pub type ServiceResult<T> = Result<T, ServiceError>;
+
+/// A page of a list (common.md §6.2).
+#[derive(Debug)]
+pub struct Page<T> {
+    pub items: Vec<T>,
+    pub total: usize,
+    pub page: usize,
+    pub per_page: usize,
+}
+
+impl<T> Page<T> {
+    /// Cuts `all` (already filtered and ordered) to the requested page.
+    pub fn of(all: Vec<T>, page: usize, per_page: usize) -> Page<T> {
+        let total = all.len();
+        let items = all
+            .into_iter()
+            .skip((page - 1).saturating_mul(per_page))
+            .take(per_page)
+            .collect();
+        Page {
+            items,
+            total,
+            page,
+            per_page,
+        }
+    }
+
+    pub fn total_pages(&self) -> usize {
+        self.total.div_ceil(self.per_page)
+    }
+}

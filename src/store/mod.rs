@@ -4,6 +4,7 @@
 
 pub mod codec;
 
+use crate::model::post::Image;
 use crate::model::{Kind, Language, Role, Sequence, User};
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 use serde::de::DeserializeOwned;
@@ -25,6 +26,13 @@ const VENUES: TableDefinition<u64, &[u8]> = TableDefinition::new("venues");
 const ORGANIZERS: TableDefinition<u64, &[u8]> = TableDefinition::new("organizers");
 const CATEGORIES: TableDefinition<u64, &[u8]> = TableDefinition::new("categories");
 const TAGS: TableDefinition<u64, &[u8]> = TableDefinition::new("tags");
+/// Image records (common.md §9.10), by ID and by URL.
+const IMAGES: TableDefinition<u64, &[u8]> = TableDefinition::new("images");
+const IMAGE_URLS: TableDefinition<&str, u64> = TableDefinition::new("image_urls");
+/// (kind, group ID, language) → member ID: translation groups (common.md §7.2).
+const GROUPS: TableDefinition<(&str, u64, &str), u64> = TableDefinition::new("translation_groups");
+/// Term ID → number of published events carrying it, kept by event writes.
+const TERM_COUNTS: TableDefinition<u64, u64> = TableDefinition::new("term_counts");
 
 fn records_table(kind: Kind) -> TableDefinition<'static, u64, &'static [u8]> {
     match kind {
@@ -94,6 +102,10 @@ impl Store {
             tx.txn.open_table(USERS)?;
             tx.txn.open_table(USER_NAMES)?;
             tx.txn.open_table(SLUGS)?;
+            tx.txn.open_table(IMAGES)?;
+            tx.txn.open_table(IMAGE_URLS)?;
+            tx.txn.open_table(GROUPS)?;
+            tx.txn.open_table(TERM_COUNTS)?;
             for kind in Kind::ALL {
                 tx.txn.open_table(records_table(kind))?;
             }
@@ -103,12 +115,15 @@ impl Store {
     }
 
     /// Runs `f` in one write transaction and commits it (durably) only when `f` succeeds.
-    pub fn write<T>(&self, f: impl FnOnce(&mut WriteTx) -> StoreResult<T>) -> StoreResult<T> {
+    pub fn write<T, E: From<StoreError>>(
+        &self,
+        f: impl FnOnce(&mut WriteTx) -> Result<T, E>,
+    ) -> Result<T, E> {
         let mut tx = WriteTx {
-            txn: self.db.begin_write()?,
+            txn: self.db.begin_write().map_err(StoreError::from)?,
         };
         let out = f(&mut tx)?;
-        tx.txn.commit()?;
+        tx.txn.commit().map_err(StoreError::from)?;
         Ok(out)
     }
 
@@ -175,9 +190,130 @@ impl Store {
     }
 }
 
+/// Reading, the same in write and read transactions: service code that only reads takes
+/// `&impl Reads` and works inside either.
+pub trait Reads {
+    fn get_record<T: DeserializeOwned>(&self, kind: Kind, id: u64) -> StoreResult<Option<T>>;
+    /// Every record of a kind, in ID order.
+    fn scan<T: DeserializeOwned>(&self, kind: Kind) -> StoreResult<Vec<T>>;
+    fn slug_owner(&self, kind: Kind, language: Language, slug: &str) -> StoreResult<Option<u64>>;
+    /// Which kind of record an ID of the shared posts sequence names, if any.
+    fn post_kind_of(&self, id: u64) -> StoreResult<Option<PostIdKind>>;
+    fn image(&self, id: u64) -> StoreResult<Option<Image>>;
+    fn image_by_url(&self, url: &str) -> StoreResult<Option<u64>>;
+    /// The members of a translation group, in the order en, pt-br, es.
+    fn group_members(&self, kind: Kind, group: u64) -> StoreResult<Vec<(Language, u64)>>;
+    /// Published events carrying a term (terms.md §1 `count`).
+    fn term_count(&self, term: u64) -> StoreResult<u64>;
+    fn user_exists(&self, id: u64) -> StoreResult<bool>;
+}
+
+/// Read methods shared by write and read transactions: both kinds of redb transaction open
+/// tables with the same method names, so one body serves both.
+macro_rules! read_methods {
+    () => {
+        fn get_record<T: DeserializeOwned>(
+            &self,
+            kind: Kind,
+            id: u64,
+        ) -> StoreResult<Option<T>> {
+            let table = self.txn.open_table(records_table(kind))?;
+            let found = table.get(id)?;
+            Ok(match found {
+                Some(bytes) => Some(codec::decode(bytes.value())?),
+                None => None,
+            })
+        }
+
+        /// Every record of a kind, in ID order.
+        fn scan<T: DeserializeOwned>(&self, kind: Kind) -> StoreResult<Vec<T>> {
+            let table = self.txn.open_table(records_table(kind))?;
+            let mut out = Vec::new();
+            for entry in table.iter()? {
+                let (_, bytes) = entry?;
+                out.push(codec::decode(bytes.value())?);
+            }
+            Ok(out)
+        }
+
+        fn slug_owner(
+            &self,
+            kind: Kind,
+            language: Language,
+            slug: &str,
+        ) -> StoreResult<Option<u64>> {
+            let table = self.txn.open_table(SLUGS)?;
+            let found = table.get((kind.name(), language.code(), slug))?;
+            Ok(found.map(|v| v.value()))
+        }
+
+        /// Which kind of record an ID of the shared posts sequence names, if any.
+        fn post_kind_of(&self, id: u64) -> StoreResult<Option<PostIdKind>> {
+            for kind in [Kind::Event, Kind::Venue, Kind::Organizer] {
+                if self.txn.open_table(records_table(kind))?.get(id)?.is_some() {
+                    return Ok(Some(PostIdKind::Record(kind)));
+                }
+            }
+            if self.txn.open_table(IMAGES)?.get(id)?.is_some() {
+                return Ok(Some(PostIdKind::Image));
+            }
+            Ok(None)
+        }
+
+        fn image(&self, id: u64) -> StoreResult<Option<Image>> {
+            let table = self.txn.open_table(IMAGES)?;
+            let found = table.get(id)?;
+            Ok(match found {
+                Some(bytes) => Some(codec::decode(bytes.value())?),
+                None => None,
+            })
+        }
+
+        fn image_by_url(&self, url: &str) -> StoreResult<Option<u64>> {
+            let table = self.txn.open_table(IMAGE_URLS)?;
+            let found = table.get(url)?;
+            Ok(found.map(|v| v.value()))
+        }
+
+        /// The members of a translation group, in the order en, pt-br, es.
+        fn group_members(&self, kind: Kind, group: u64) -> StoreResult<Vec<(Language, u64)>> {
+            let table = self.txn.open_table(GROUPS)?;
+            let mut out = Vec::new();
+            for language in Language::ALL {
+                if let Some(id) = table.get((kind.name(), group, language.code()))? {
+                    out.push((language, id.value()));
+                }
+            }
+            Ok(out)
+        }
+
+        /// Published events carrying a term (terms.md §1 `count`).
+        fn term_count(&self, term: u64) -> StoreResult<u64> {
+            let table = self.txn.open_table(TERM_COUNTS)?;
+            let found = table.get(term)?;
+            Ok(found.map(|v| v.value()).unwrap_or(0))
+        }
+
+        fn user_exists(&self, id: u64) -> StoreResult<bool> {
+            Ok(self.txn.open_table(USERS)?.get(id)?.is_some())
+        }
+    };
+}
+
+/// What an ID of the posts sequence names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PostIdKind {
+    Record(Kind),
+    Image,
+}
+
 /// One write transaction. Everything done through it commits together or not at all.
 pub struct WriteTx {
     txn: redb::WriteTransaction,
+}
+
+impl Reads for WriteTx {
+    read_methods!();
 }
 
 impl WriteTx {
@@ -196,29 +332,9 @@ impl WriteTx {
         Ok(())
     }
 
-    pub fn get_record<T: DeserializeOwned>(&self, kind: Kind, id: u64) -> StoreResult<Option<T>> {
-        let table = self.txn.open_table(records_table(kind))?;
-        let found = table.get(id)?;
-        Ok(match found {
-            Some(bytes) => Some(codec::decode(bytes.value())?),
-            None => None,
-        })
-    }
-
     pub fn remove_record(&mut self, kind: Kind, id: u64) -> StoreResult<()> {
         self.txn.open_table(records_table(kind))?.remove(id)?;
         Ok(())
-    }
-
-    pub fn slug_owner(
-        &self,
-        kind: Kind,
-        language: Language,
-        slug: &str,
-    ) -> StoreResult<Option<u64>> {
-        let table = self.txn.open_table(SLUGS)?;
-        let found = table.get((kind.name(), language.code(), slug))?;
-        Ok(found.map(|v| v.value()))
     }
 
     pub fn set_slug(
@@ -240,6 +356,48 @@ impl WriteTx {
             .remove((kind.name(), language.code(), slug))?;
         Ok(())
     }
+
+    /// Stores an image record for a URL, or returns the existing one with exactly this URL.
+    pub fn image_for_url(&mut self, url: &str) -> StoreResult<u64> {
+        if let Some(id) = self.image_by_url(url)? {
+            return Ok(id);
+        }
+        let id = self.next_id(Sequence::Posts)?;
+        let image = Image {
+            id,
+            url: url.to_string(),
+        };
+        self.txn
+            .open_table(IMAGES)?
+            .insert(id, codec::encode(&image).as_slice())?;
+        self.txn.open_table(IMAGE_URLS)?.insert(url, id)?;
+        Ok(id)
+    }
+
+    pub fn set_group_member(
+        &mut self,
+        kind: Kind,
+        group: u64,
+        language: Language,
+        id: u64,
+    ) -> StoreResult<()> {
+        self.txn
+            .open_table(GROUPS)?
+            .insert((kind.name(), group, language.code()), id)?;
+        Ok(())
+    }
+
+    pub fn remove_group_member(
+        &mut self,
+        kind: Kind,
+        group: u64,
+        language: Language,
+    ) -> StoreResult<()> {
+        self.txn
+            .open_table(GROUPS)?
+            .remove((kind.name(), group, language.code()))?;
+        Ok(())
+    }
 }
 
 /// A read snapshot.
@@ -247,36 +405,8 @@ pub struct ReadTx {
     txn: redb::ReadTransaction,
 }
 
-impl ReadTx {
-    pub fn get_record<T: DeserializeOwned>(&self, kind: Kind, id: u64) -> StoreResult<Option<T>> {
-        let table = self.txn.open_table(records_table(kind))?;
-        let found = table.get(id)?;
-        Ok(match found {
-            Some(bytes) => Some(codec::decode(bytes.value())?),
-            None => None,
-        })
-    }
-
-    pub fn slug_owner(
-        &self,
-        kind: Kind,
-        language: Language,
-        slug: &str,
-    ) -> StoreResult<Option<u64>> {
-        let table = self.txn.open_table(SLUGS)?;
-        let found = table.get((kind.name(), language.code(), slug))?;
-        Ok(found.map(|v| v.value()))
-    }
-
-    /// Which kind of record an ID of the shared posts sequence names, if any.
-    pub fn post_kind_of(&self, id: u64) -> StoreResult<Option<Kind>> {
-        for kind in [Kind::Event, Kind::Venue, Kind::Organizer] {
-            if self.txn.open_table(records_table(kind))?.get(id)?.is_some() {
-                return Ok(Some(kind));
-            }
-        }
-        Ok(None)
-    }
+impl Reads for ReadTx {
+    read_methods!();
 }
 
 #[cfg(test)]
@@ -330,7 +460,10 @@ mod tests {
         assert!(failed.is_err());
         let rx = store.read().unwrap();
         assert_eq!(rx.get_record::<String>(Kind::Event, 3).unwrap(), None);
-        assert_eq!(rx.post_kind_of(2).unwrap(), Some(Kind::Venue));
+        assert_eq!(
+            rx.post_kind_of(2).unwrap(),
+            Some(PostIdKind::Record(Kind::Venue))
+        );
         assert_eq!(
             rx.slug_owner(Kind::Event, Language::En, "concert").unwrap(),
             Some(1)

@@ -5,7 +5,9 @@
 pub mod datetime;
 pub mod form;
 pub mod scalars;
+pub mod search;
 pub mod slug;
+pub mod text;
 pub mod timezone;
 
 mod invalid;

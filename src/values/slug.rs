@@ -14,8 +14,7 @@ const RESERVED: [&str; 6] = ["feed", "rdf", "rss", "rss2", "atom", "embed"];
 /// Sanitizes a title, name or sent slug (steps 1–6 of §9.9). The result may be empty; see
 /// [`or_id`].
 pub fn sanitize(input: &str) -> String {
-    let text = strip_markup(&decode_percent_escapes(input));
-    let text = remove_accents(&text).to_lowercase();
+    let text = fold(&strip_markup(&decode_percent_escapes(input)));
 
     // Steps 4 and 5 in one pass: separators and dashes become one `-` between kept characters,
     // while removed characters vanish without separating anything (`Don't` → `dont`).
@@ -135,8 +134,14 @@ fn reference_len(s: &str) -> Option<usize> {
     (len > 0 && bytes.get(start + len) == Some(&b';')).then_some(start + len + 1)
 }
 
-/// Step 2: NFKD without its combining marks, plus the letters that have no decomposition.
-fn remove_accents(text: &str) -> String {
+/// Steps 2 and 3: accents removed (NFKD without its combining marks, plus the letters that
+/// have no decomposition), then lower-cased. Search analysis (§9.11 step 3) folds words with
+/// this same function, so that a slug and a search see the same letters.
+pub fn fold(text: &str) -> String {
+    // ASCII has nothing to decompose or map; most words take this path.
+    if text.is_ascii() {
+        return text.to_ascii_lowercase();
+    }
     let mut out = String::with_capacity(text.len());
     for c in text.nfkd().filter(|c| !is_combining_mark(*c)) {
         match c {
@@ -150,7 +155,8 @@ fn remove_accents(text: &str) -> String {
             c => out.push(c),
         }
     }
-    out
+    // Lower-casing the whole string (not char by char) keeps Greek final-sigma handling.
+    out.to_lowercase()
 }
 
 /// The longest prefix of `s` of at most `max` bytes that ends at a character boundary.
@@ -231,6 +237,15 @@ mod tests {
         assert_eq!(sanitize("İstanbul"), "istanbul");
         // Compatibility forms decompose too.
         assert_eq!(sanitize("ﬁne Ｗｉｄｅ ²"), "fine-wide-2");
+    }
+
+    #[test]
+    fn fold_lower_cases_and_removes_accents() {
+        assert_eq!(fold("Música"), "musica");
+        assert_eq!(fold("CONCERT"), "concert");
+        assert_eq!(fold("Straße Œuvre"), "strasse oeuvre");
+        assert_eq!(fold("São Paulo!"), "sao paulo!");
+        assert_eq!(fold("ΟΔΟΣ"), "οδος");
     }
 
     #[test]

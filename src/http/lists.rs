@@ -1,0 +1,135 @@
+//! What the five list routes share (common.md §6.2, §6.3): `page`/`per_page`, the link URLs
+//! `rest_url`, `next_rest_url`, `previous_rest_url`, the totals headers and the `Link`
+//! relations.
+
+use crate::http::links::{form_encode, Links};
+use crate::http::params::{ParamKind, ParamSpec, Params};
+use crate::http::ApiResponse;
+use serde_json::{json, Map, Value};
+use warp::http::header::HeaderName;
+
+/// `per_page` values above this are lowered to it (common.md §6.2).
+pub const MAX_PER_PAGE: i64 = 50;
+
+/// The `page` and `per_page` parameters every list declares.
+pub fn paging_params() -> Vec<ParamSpec> {
+    let positive = ParamKind::Integer {
+        minimum: Some(1),
+        maximum: None,
+    };
+    vec![
+        ParamSpec::query("page", positive)
+            .describe("Page of the list to return.")
+            .default(json!(1)),
+        ParamSpec::query("per_page", positive)
+            .describe("Records per page; values above 50 are lowered to 50.")
+            .default(json!(10)),
+    ]
+}
+
+/// `(page, per_page)` after clamping.
+pub fn paging(params: &Params) -> (usize, usize) {
+    let page = params.i64("page").unwrap_or(1).max(1) as usize;
+    let per_page = params.i64("per_page").unwrap_or(10).clamp(1, MAX_PER_PAGE) as usize;
+    (page, per_page)
+}
+
+/// One list answer: the items under their key, and the link and total members placed in the
+/// order the resource wants them.
+pub struct ListAnswer<'a> {
+    pub links: &'a Links,
+    /// `"venues"`, `"categories"`, ...
+    pub collection: &'static str,
+    pub page: usize,
+    pub per_page: usize,
+    pub total: usize,
+    /// `Q` of §6.2 after `per_page`: the list's own parameters, normalised, in order.
+    pub query: Vec<(&'static str, String)>,
+    /// `translation_language` when it was sent explicitly.
+    pub explicit_language: Option<&'static str>,
+}
+
+pub struct ListLinks {
+    pub rest_url: String,
+    pub next: Option<String>,
+    pub previous: Option<String>,
+    pub total_pages: usize,
+}
+
+impl ListAnswer<'_> {
+    pub fn links(&self) -> ListLinks {
+        let base = format!("{}/", self.links.route(&format!("/{}", self.collection)));
+        let per_page = self.per_page.to_string();
+        let mut pairs: Vec<(&str, &str)> = vec![("per_page", &per_page)];
+        pairs.extend(self.query.iter().map(|(k, v)| (*k, v.as_str())));
+        if let Some(language) = self.explicit_language {
+            pairs.push(("translation_language", language));
+        }
+        let q = form_encode(&pairs);
+        let total_pages = self.total.div_ceil(self.per_page);
+        let page = self.page;
+        ListLinks {
+            rest_url: format!("{base}?page={page}&{q}"),
+            next: (page < total_pages).then(|| format!("{base}?{q}&page={}", page + 1)),
+            previous: (page > 1).then(|| {
+                if page - 1 > 1 {
+                    format!("{base}?{q}&page={}", page - 1)
+                } else {
+                    format!("{base}?{q}")
+                }
+            }),
+            total_pages,
+        }
+    }
+
+    /// The 200 answer with the totals headers and `Link` relations; `body` already holds the
+    /// members in the resource's order, built by the caller with [`ListLinks`].
+    pub fn respond(&self, body: Map<String, Value>, links: &ListLinks) -> ApiResponse {
+        let mut answer = ApiResponse::ok(Value::Object(body))
+            .header(HeaderName::from_static("x-cal-total"), self.total.to_string())
+            .header(
+                HeaderName::from_static("x-cal-totalpages"),
+                links.total_pages.to_string(),
+            );
+        if let Some(next) = &links.next {
+            answer.link_relations.push((next.clone(), "next"));
+        }
+        if let Some(previous) = &links.previous {
+            answer.link_relations.push((previous.clone(), "prev"));
+        }
+        answer
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn links_follow_the_plugin_layout() {
+        let links = Links::new("http://h".into(), None);
+        let answer = ListAnswer {
+            links: &links,
+            collection: "venues",
+            page: 2,
+            per_page: 2,
+            total: 5,
+            query: vec![("status", "publish".into())],
+            explicit_language: None,
+        };
+        let l = answer.links();
+        assert_eq!(
+            l.rest_url,
+            "http://h/cal/events/v1/venues/?page=2&per_page=2&status=publish"
+        );
+        assert_eq!(
+            l.next.as_deref(),
+            Some("http://h/cal/events/v1/venues/?per_page=2&status=publish&page=3")
+        );
+        assert_eq!(
+            l.previous.as_deref(),
+            Some("http://h/cal/events/v1/venues/?per_page=2&status=publish")
+        );
+        assert_eq!(l.total_pages, 3);
+    }
+}

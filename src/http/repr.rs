@@ -1,0 +1,264 @@
+//! JSON representations of records (venues-organizers.md §3, terms.md §2, common.md §9.10).
+
+use crate::http::links::Links;
+use crate::model::post::{Image, Organizer, PostMeta, Venue};
+use crate::model::{Kind, Language, Status};
+use crate::service::terms::TermView;
+use crate::values::datetime::format;
+use crate::values::text;
+use chrono::NaiveDateTime;
+use serde_json::{json, Map, Value};
+
+/// The image object (§9.10): `url`, `id`, `extension`.
+pub fn image(image: &Image) -> Value {
+    let path = url::Url::parse(&image.url)
+        .map(|u| u.path().to_string())
+        .unwrap_or_default();
+    let last = path.rsplit('/').next().unwrap_or("");
+    let extension = match last.rfind('.') {
+        Some(dot) => percent_encoding::percent_decode_str(&last[dot + 1..])
+            .decode_utf8_lossy()
+            .to_lowercase(),
+        None => String::new(),
+    };
+    json!({"url": image.url, "id": image.id, "extension": extension})
+}
+
+/// `language` and `translations` (common.md §7.2).
+pub fn translations(members: &[(Language, u64)]) -> Value {
+    let mut map = Map::new();
+    for (language, id) in members {
+        map.insert(language.code().into(), json!(id));
+    }
+    Value::Object(map)
+}
+
+/// `global_id` (venues-organizers.md §3.5): host and path of the public URL, `?id=`, the ID.
+pub fn global_id(links: &Links, id: u64) -> String {
+    let origin = url::Url::parse(links.public_url())
+        .map(|u| {
+            let path = u.path().trim_end_matches('/');
+            format!("{}{}", u.host_str().unwrap_or(""), path)
+        })
+        .unwrap_or_default();
+    format!("{origin}?id={id}")
+}
+
+/// The public page address (common.md §4.7).
+pub fn public_url(links: &Links, kind: Kind, meta: &PostMeta, status: Status) -> String {
+    let (path, post_type) = match kind {
+        Kind::Event => ("event", "tribe_events"),
+        Kind::Venue => ("venue", "tribe_venue"),
+        _ => ("organizer", "tribe_organizer"),
+    };
+    match status {
+        Status::Publish | Status::Private => format!("{}/{path}/{}/", links.site(), meta.slug),
+        _ => format!("{}/?post_type={post_type}&p={}", links.site(), meta.id),
+    }
+}
+
+/// What a linked-post representation needs besides the record.
+pub struct LinkedContext<'a> {
+    pub links: &'a Links,
+    pub now: NaiveDateTime,
+    pub image: Option<Image>,
+    pub translations: Vec<(Language, u64)>,
+    /// Only single GET routes carry `json_ld` (§3.4).
+    pub json_ld: bool,
+}
+
+fn put_text(map: &mut Map<String, Value>, key: &str, value: &str) {
+    if !value.is_empty() {
+        map.insert(key.into(), json!(value));
+    }
+}
+
+/// The fields venues and organizers share, up to and including `slug` and `image`.
+fn linked_head(kind: Kind, meta: &PostMeta, name_key: &str, ctx: &LinkedContext) -> Map<String, Value> {
+    let status = meta.effective_status(ctx.now);
+    let mut m = Map::new();
+    m.insert("id".into(), json!(meta.id));
+    m.insert("author".into(), json!(meta.author.to_string()));
+    m.insert("status".into(), json!(status.as_str()));
+    m.insert("date".into(), json!(format(&meta.date)));
+    m.insert("date_utc".into(), json!(format(&meta.date_utc)));
+    m.insert("modified".into(), json!(format(&meta.modified_utc)));
+    m.insert("modified_utc".into(), json!(format(&meta.modified_utc)));
+    m.insert("url".into(), json!(public_url(ctx.links, kind, meta, status)));
+    put_text(&mut m, name_key, &meta.title);
+    put_text(&mut m, "description", &text::render_paragraphs(&meta.description));
+    put_text(&mut m, "excerpt", &text::render_paragraphs(&meta.excerpt));
+    m.insert("slug".into(), json!(meta.slug));
+    if let Some(img) = &ctx.image {
+        m.insert("image".into(), image(img));
+    }
+    m
+}
+
+fn linked_tail(m: &mut Map<String, Value>, meta: &PostMeta, ctx: &LinkedContext) {
+    let id = global_id(ctx.links, meta.id);
+    m.insert("global_id".into(), json!(id));
+    m.insert("global_id_lineage".into(), json!([id]));
+    m.insert("language".into(), json!(meta.language.code()));
+    m.insert("translations".into(), translations(&ctx.translations));
+}
+
+pub fn venue(v: &Venue, ctx: &LinkedContext) -> Value {
+    let mut m = linked_head(Kind::Venue, &v.post, "venue", ctx);
+    for (key, value) in [
+        ("address", &v.address),
+        ("city", &v.city),
+        ("country", &v.country),
+        ("province", &v.province),
+        ("state", &v.state),
+        ("zip", &v.zip),
+        ("phone", &v.phone),
+        ("website", &v.website),
+        ("stateprovince", &v.stateprovince),
+    ] {
+        put_text(&mut m, key, value);
+    }
+    if let Some(geo) = v.geo {
+        m.insert("geo_lat".into(), json!(geo.lat));
+        m.insert("geo_lng".into(), json!(geo.lng));
+    }
+    if ctx.json_ld {
+        m.insert("json_ld".into(), venue_json_ld(v, ctx));
+    }
+    m.insert("show_map".into(), json!(v.show_map));
+    m.insert("show_map_link".into(), json!(v.show_map_link));
+    linked_tail(&mut m, &v.post, ctx);
+    Value::Object(m)
+}
+
+fn venue_json_ld(v: &Venue, ctx: &LinkedContext) -> Value {
+    let status = v.post.effective_status(ctx.now);
+    let mut ld = Map::new();
+    ld.insert("@type".into(), json!("Place"));
+    ld.insert("name".into(), json!(v.post.title));
+    ld.insert(
+        "description".into(),
+        json!(text::json_ld_description(&v.post.excerpt, &v.post.description)),
+    );
+    if let Some(img) = &ctx.image {
+        ld.insert("image".into(), json!(img.url));
+    }
+    ld.insert(
+        "url".into(),
+        json!(public_url(ctx.links, Kind::Venue, &v.post, status)),
+    );
+    let region = if !v.stateprovince.is_empty() {
+        &v.stateprovince
+    } else if v.country == "United States" {
+        &v.state
+    } else {
+        &v.province
+    };
+    let mut address = Map::new();
+    address.insert("@type".into(), json!("PostalAddress"));
+    for (key, value) in [
+        ("streetAddress", &v.address),
+        ("addressLocality", &v.city),
+        ("addressRegion", region),
+        ("postalCode", &v.zip),
+        ("addressCountry", &v.country),
+    ] {
+        put_text(&mut address, key, value);
+    }
+    ld.insert("address".into(), Value::Object(address));
+    if let Some(geo) = v.geo {
+        ld.insert(
+            "geo".into(),
+            json!({"@type": "GeoCoordinates", "latitude": geo.lat, "longitude": geo.lng}),
+        );
+    }
+    ld.insert("telephone".into(), json!(v.phone));
+    ld.insert("sameAs".into(), json!(v.website));
+    Value::Object(ld)
+}
+
+pub fn organizer(o: &Organizer, ctx: &LinkedContext) -> Value {
+    let mut m = linked_head(Kind::Organizer, &o.post, "organizer", ctx);
+    put_text(&mut m, "phone", &o.phone);
+    put_text(&mut m, "website", &o.website);
+    put_text(&mut m, "email", &o.email);
+    if ctx.json_ld {
+        let mut ld = Map::new();
+        ld.insert("@type".into(), json!("Person"));
+        ld.insert("name".into(), json!(o.post.title));
+        ld.insert(
+            "description".into(),
+            json!(text::json_ld_description(&o.post.excerpt, &o.post.description)),
+        );
+        if let Some(img) = &ctx.image {
+            ld.insert("image".into(), json!(img.url));
+        }
+        ld.insert("url".into(), json!(o.website));
+        ld.insert("telephone".into(), json!(o.phone));
+        ld.insert("email".into(), json!(o.email));
+        ld.insert("sameAs".into(), json!(o.website));
+        m.insert("json_ld".into(), Value::Object(ld));
+    }
+    linked_tail(&mut m, &o.post, ctx);
+    Value::Object(m)
+}
+
+/// A category or tag (terms.md §2); `allow` is `Some` for single-term answers that carry
+/// `_links` (the methods this caller may use).
+pub fn term(view: &TermView, links: &Links, allow: Option<&[&str]>) -> Value {
+    let t = &view.term;
+    let (collection, taxonomy) = match t.kind {
+        Kind::Category => ("categories", "tribe_events_cat"),
+        _ => ("tags", "post_tag"),
+    };
+    let self_url = links.route(&format!("/{collection}/{}", t.id));
+    let collection_url = links.route(&format!("/{collection}"));
+    let up_url = (t.parent != 0).then(|| links.route(&format!("/{collection}/{}", t.parent)));
+    let mut m = Map::new();
+    m.insert("id".into(), json!(t.id));
+    m.insert("count".into(), json!(view.count));
+    m.insert("description".into(), json!(t.description));
+    m.insert("name".into(), json!(t.name));
+    m.insert("slug".into(), json!(t.slug));
+    m.insert("taxonomy".into(), json!(taxonomy));
+    if t.kind == Kind::Category {
+        m.insert("parent".into(), json!(t.parent));
+    }
+    m.insert("meta".into(), json!([]));
+    let url = match t.kind {
+        Kind::Category => format!("{}/events/category/{}/", links.site(), view.path.join("/")),
+        _ => format!("{}/tag/{}/", links.site(), t.slug),
+    };
+    m.insert("url".into(), json!(url));
+    let mut urls = Map::new();
+    urls.insert("self".into(), json!(self_url));
+    urls.insert("collection".into(), json!(collection_url));
+    if let Some(up) = &up_url {
+        urls.insert("up".into(), json!(up));
+    }
+    m.insert("urls".into(), Value::Object(urls));
+    m.insert("language".into(), json!(t.language.code()));
+    m.insert("translations".into(), translations(&view.translations));
+    if let Some(allow) = allow {
+        let mut l = Map::new();
+        l.insert(
+            "self".into(),
+            json!([{"href": self_url, "targetHints": {"allow": allow}}]),
+        );
+        l.insert("collection".into(), json!([{"href": collection_url}]));
+        if let Some(up) = &up_url {
+            l.insert("up".into(), json!([{"embeddable": true, "href": up}]));
+        }
+        let filter = if t.kind == Kind::Category { "categories" } else { "tags" };
+        l.insert(
+            "wp:post_type".into(),
+            json!([{"href": format!("{}?{filter}={}", links.route("/events"), t.id)}]),
+        );
+        l.insert(
+            "curies".into(),
+            json!([{"name": "wp", "href": "https://api.w.org/{rel}", "templated": true}]),
+        );
+        m.insert("_links".into(), Value::Object(l));
+    }
+    Value::Object(m)
+}

@@ -1,0 +1,406 @@
+//! `/venues` and `/organizers` (venues-organizers.md): routes, parameters and handlers, one
+//! generic implementation instantiated for both kinds.
+
+use crate::http::error::{from_service, ApiError};
+use crate::http::lists::{self, ListAnswer};
+use crate::http::params::{ParamKind, ParamSpec, Params};
+use crate::http::repr::{self, LinkedContext};
+use crate::http::resources::{invalid, request};
+use crate::http::routes::{Endpoint, Group, OperationClass, ResponseSchema, Route, Seg};
+use crate::http::{ApiResponse, AppState, Context};
+use crate::model::post::{GeoPoint, Organizer, Venue};
+use crate::model::Status;
+use crate::service::linked::{self, LinkedKind, ListQuery, OrganizerFields, Target, VenueFields};
+use crate::service::posts::{ImageChange, PostWrite};
+use crate::store::Reads;
+use crate::values::datetime::{self, DateTimeValue};
+use crate::values::timezone::Zone;
+use crate::values::{Invalid, SubCode};
+use serde_json::{json, Map, Value};
+use warp::http::header::LOCATION;
+use warp::http::StatusCode;
+
+/// What the HTTP layer needs to know about a linked kind.
+pub trait LinkedResource: LinkedKind {
+    /// `venues`, `organizers`.
+    const COLLECTION: &'static str;
+    /// The name field: `venue`, `organizer`.
+    const NAME_FIELD: &'static str;
+    /// `Venue`, `Organizer` (operation IDs).
+    const SINGULAR: &'static str;
+    const PLURAL: &'static str;
+    const COLLECTION_PATH: &'static [Seg];
+    const ID_PATH: &'static [Seg];
+    const SLUG_PATH: &'static [Seg];
+    /// The kind's own write fields.
+    fn field_params() -> Vec<ParamSpec>;
+    fn fields(params: &mut Params) -> Self::Fields;
+    fn represent(&self, ctx: &LinkedContext) -> Value;
+}
+
+fn text_field(name: &'static str) -> ParamSpec {
+    ParamSpec::query(name, ParamKind::String)
+}
+
+fn opt_string(params: &Params, name: &str) -> Option<String> {
+    params.str(name).map(str::to_string)
+}
+
+impl LinkedResource for Venue {
+    const COLLECTION: &'static str = "venues";
+    const NAME_FIELD: &'static str = "venue";
+    const SINGULAR: &'static str = "Venue";
+    const PLURAL: &'static str = "Venues";
+    const COLLECTION_PATH: &'static [Seg] = &[Seg::Lit("venues")];
+    const ID_PATH: &'static [Seg] = &[Seg::Lit("venues"), Seg::Id];
+    const SLUG_PATH: &'static [Seg] = &[Seg::Lit("venues"), Seg::Lit("by-slug"), Seg::Slug];
+
+    fn field_params() -> Vec<ParamSpec> {
+        let mut specs: Vec<ParamSpec> = [
+            "address",
+            "city",
+            "country",
+            "province",
+            "state",
+            "zip",
+            "phone",
+            "stateprovince",
+        ]
+        .into_iter()
+        .map(text_field)
+        .collect();
+        specs.push(ParamSpec::query("website", ParamKind::Url));
+        specs.push(ParamSpec::query("show_map", ParamKind::Flag));
+        specs.push(ParamSpec::query("show_map_link", ParamKind::Flag));
+        specs.push(ParamSpec::query("geo_lat", ParamKind::Coordinate { limit: 90.0 }));
+        specs.push(ParamSpec::query("geo_lng", ParamKind::Coordinate { limit: 180.0 }));
+        specs
+    }
+
+    fn fields(params: &mut Params) -> VenueFields {
+        // geo_lat and geo_lng are set or cleared together (§5.3).
+        let geo = match (params.get("geo_lat").cloned(), params.get("geo_lng").cloned()) {
+            (None, None) => None,
+            (Some(Value::String(a)), Some(Value::String(b))) if a.is_empty() && b.is_empty() => {
+                Some(None)
+            }
+            (Some(lat), Some(lng)) if lat.is_number() && lng.is_number() => Some(Some(GeoPoint {
+                lat: lat.as_f64().unwrap_or_default(),
+                lng: lng.as_f64().unwrap_or_default(),
+            })),
+            (lat, lng) => {
+                let missing = if lat.is_none() { "geo_lat" } else { "geo_lng" };
+                let name = if lat.is_none() || lng.is_none() {
+                    missing
+                } else {
+                    "geo_lng"
+                };
+                params.refuse(
+                    name,
+                    Invalid::new(
+                        SubCode::InvalidFormat,
+                        "must be given together with geo_lat/geo_lng, both numbers or both empty.",
+                    ),
+                );
+                None
+            }
+        };
+        VenueFields {
+            address: opt_string(params, "address"),
+            city: opt_string(params, "city"),
+            country: opt_string(params, "country"),
+            province: opt_string(params, "province"),
+            state: opt_string(params, "state"),
+            zip: opt_string(params, "zip"),
+            phone: opt_string(params, "phone"),
+            stateprovince: opt_string(params, "stateprovince"),
+            website: opt_string(params, "website"),
+            show_map: params.bool("show_map"),
+            show_map_link: params.bool("show_map_link"),
+            geo,
+        }
+    }
+
+    fn represent(&self, ctx: &LinkedContext) -> Value {
+        repr::venue(self, ctx)
+    }
+}
+
+impl LinkedResource for Organizer {
+    const COLLECTION: &'static str = "organizers";
+    const NAME_FIELD: &'static str = "organizer";
+    const SINGULAR: &'static str = "Organizer";
+    const PLURAL: &'static str = "Organizers";
+    const COLLECTION_PATH: &'static [Seg] = &[Seg::Lit("organizers")];
+    const ID_PATH: &'static [Seg] = &[Seg::Lit("organizers"), Seg::Id];
+    const SLUG_PATH: &'static [Seg] = &[Seg::Lit("organizers"), Seg::Lit("by-slug"), Seg::Slug];
+
+    fn field_params() -> Vec<ParamSpec> {
+        vec![
+            text_field("phone"),
+            ParamSpec::query("website", ParamKind::Url),
+            text_field("email"),
+        ]
+    }
+
+    fn fields(params: &mut Params) -> OrganizerFields {
+        OrganizerFields {
+            phone: opt_string(params, "phone"),
+            website: opt_string(params, "website"),
+            email: opt_string(params, "email"),
+        }
+    }
+
+    fn represent(&self, ctx: &LinkedContext) -> Value {
+        repr::organizer(self, ctx)
+    }
+}
+
+const WRITABLE_STATUSES: &[&str] = &["publish", "future", "draft", "pending", "private"];
+
+/// The write fields common to post kinds, as parameters (venues-organizers.md §5.3).
+fn common_write_params<R: LinkedResource>(create: bool) -> Vec<ParamSpec> {
+    let mut name = ParamSpec::query(R::NAME_FIELD, ParamKind::NonEmptyString)
+        .describe("The name.");
+    name.required = create;
+    let mut specs = vec![
+        name,
+        ParamSpec::query(
+            "author",
+            ParamKind::Integer {
+                minimum: Some(1),
+                maximum: None,
+            },
+        )
+        .describe("User ID of the owner."),
+        ParamSpec::query("date", ParamKind::DateTime).describe("Publication date (site time zone, UTC)."),
+        ParamSpec::query("date_utc", ParamKind::DateTime).describe("Publication date in UTC."),
+        ParamSpec::query("description", ParamKind::String),
+        ParamSpec::query("excerpt", ParamKind::String),
+        ParamSpec::query("status", ParamKind::Enum(WRITABLE_STATUSES)),
+        ParamSpec::query("image", ParamKind::Image).describe("Image ID or URL; empty, 0 or false removes it."),
+        ParamSpec::query(
+            "translation_of",
+            ParamKind::Integer {
+                minimum: Some(0),
+                maximum: None,
+            },
+        )
+        .describe("ID of a record whose translation group this record joins; 0 leaves the group."),
+    ];
+    specs.extend(R::field_params());
+    specs
+}
+
+/// The common write fields, read back from validated parameters.
+fn post_write<R: LinkedResource>(params: &mut Params) -> PostWrite {
+    let utc = Zone::Utc;
+    let now = chrono::Utc::now();
+    let date = |params: &Params, name: &str| -> Option<DateTimeValue> {
+        params.get(name).and_then(|v| datetime::parse(v, &utc, now).ok())
+    };
+    let title = params.str(R::NAME_FIELD).map(|s| s.trim().to_string());
+    if title.as_deref() == Some("") {
+        params.refuse(
+            R::NAME_FIELD,
+            Invalid::new(SubCode::Empty, "must not be empty or only spaces."),
+        );
+    }
+    PostWrite {
+        title,
+        author: params.i64("author").map(|a| a as u64),
+        date: date(params, "date"),
+        date_utc: date(params, "date_utc"),
+        description: opt_string(params, "description"),
+        excerpt: opt_string(params, "excerpt"),
+        status: params.str("status").and_then(Status::parse),
+        image: params.get("image").map(|v| match v {
+            Value::Bool(_) => ImageChange::Remove,
+            Value::Number(n) => ImageChange::Id(n.as_u64().unwrap_or(0)),
+            other => ImageChange::Url(other.as_str().unwrap_or_default().to_string()),
+        }),
+        translation_of: params.i64("translation_of").map(|t| t as u64),
+    }
+}
+
+fn list_params() -> Vec<ParamSpec> {
+    let mut specs = lists::paging_params();
+    specs.extend([
+        ParamSpec::query("search", ParamKind::NonEmptyString).describe("Words to search for."),
+        ParamSpec::query("orderby", ParamKind::Enum(&["relevance"]))
+            .describe("Order by search relevance (needs search)."),
+        ParamSpec::query("status", ParamKind::StatusFilter)
+            .describe("Statuses to list, or any."),
+    ]);
+    specs
+}
+
+pub fn routes<R: LinkedResource>() -> Vec<Route> {
+    let id = || ParamSpec::path("id", "Record ID.", ParamKind::Integer { minimum: Some(0), maximum: None });
+    let slug = || ParamSpec::path("slug", "Record slug.", ParamKind::NonEmptyString);
+    let endpoint = |group, operation_id: String, class, response, params, handler| Endpoint {
+        group,
+        operation_id,
+        summary: String::new(),
+        class,
+        response,
+        params,
+        handler,
+        checks_references: true,
+    };
+    let single = || ResponseSchema::Component(R::SINGULAR.to_string());
+    let with = |first: ParamSpec, mut rest: Vec<ParamSpec>| {
+        rest.insert(0, first);
+        rest
+    };
+    vec![
+        Route {
+            segments: R::COLLECTION_PATH,
+            endpoints: vec![
+                endpoint(Group::Read, format!("list{}", R::PLURAL), OperationClass::List, ResponseSchema::Component(format!("{}Archive", R::SINGULAR)), list_params(), list::<R>),
+                endpoint(Group::Create, format!("create{}", R::SINGULAR), OperationClass::Create, single(), common_write_params::<R>(true), create::<R>),
+            ],
+        },
+        Route {
+            segments: R::ID_PATH,
+            endpoints: vec![
+                endpoint(Group::Read, format!("get{}", R::SINGULAR), OperationClass::GetSingle, single(), vec![id()], get::<R>),
+                endpoint(Group::Delete, format!("delete{}", R::SINGULAR), OperationClass::DeletePost, single(), vec![id()], delete::<R>),
+                endpoint(Group::Edit, format!("update{}", R::SINGULAR), OperationClass::Update, single(), with(id(), common_write_params::<R>(false)), update::<R>),
+            ],
+        },
+        Route {
+            segments: R::SLUG_PATH,
+            endpoints: vec![
+                endpoint(Group::Read, format!("get{}BySlug", R::SINGULAR), OperationClass::GetSingle, single(), vec![slug()], get::<R>),
+                endpoint(Group::Delete, format!("delete{}BySlug", R::SINGULAR), OperationClass::DeletePost, single(), vec![slug()], delete::<R>),
+                endpoint(Group::Edit, format!("update{}BySlug", R::SINGULAR), OperationClass::Update, single(), with(slug(), common_write_params::<R>(false)), update::<R>),
+            ],
+        },
+    ]
+}
+
+fn target(ctx: &Context) -> Target {
+    match (&ctx.path.id, &ctx.path.slug) {
+        (Some(id), _) => Target::Id(*id),
+        (None, Some(slug)) => Target::Slug(slug.clone()),
+        (None, None) => unreachable!("single routes have an id or a slug"),
+    }
+}
+
+/// The representation with its image and visible translations.
+fn represent<R: LinkedResource>(state: &AppState, ctx: &Context, record: &R, json_ld: bool) -> Result<Value, ApiError> {
+    let rx = state.store.read()?;
+    let now = chrono::Utc::now().naive_utc();
+    let meta = record.meta();
+    let image = match meta.image {
+        Some(id) => rx.image(id)?,
+        None => None,
+    };
+    let translations = crate::service::posts::visible_translations(&rx, record, ctx.caller, now)
+        .map_err(|e| from_service(e, ctx.caller))?;
+    Ok(record.represent(&LinkedContext {
+        links: &ctx.links,
+        now,
+        image,
+        translations,
+        json_ld,
+    }))
+}
+
+fn get<R: LinkedResource>(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
+    let record: R = linked::get(&state.store, &request(ctx), &target(ctx), invalid(&ctx.params))
+        .map_err(|e| from_service(e, ctx.caller))?;
+    Ok(ApiResponse::ok(represent(state, ctx, &record, true)?))
+}
+
+fn create<R: LinkedResource>(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
+    let mut params = ctx.params.clone();
+    let write = post_write::<R>(&mut params);
+    let fields = R::fields(&mut params);
+    let record: R = linked::create(&state.store, &request(ctx), &write, &fields, invalid(&params))
+        .map_err(|e| from_service(e, ctx.caller))?;
+    let mut answer = ApiResponse::ok(represent(state, ctx, &record, false)?).header(
+        LOCATION,
+        ctx.links.route(&format!("/{}/{}", R::COLLECTION, record.meta().id)),
+    );
+    answer.status = StatusCode::CREATED;
+    Ok(answer)
+}
+
+fn update<R: LinkedResource>(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
+    let mut params = ctx.params.clone();
+    let write = post_write::<R>(&mut params);
+    let fields = R::fields(&mut params);
+    let record: R = linked::update(&state.store, &request(ctx), &target(ctx), &write, &fields, invalid(&params))
+        .map_err(|e| from_service(e, ctx.caller))?;
+    Ok(ApiResponse::ok(represent(state, ctx, &record, false)?))
+}
+
+fn delete<R: LinkedResource>(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
+    let record: R = linked::delete(&state.store, &request(ctx), &target(ctx), invalid(&ctx.params))
+        .map_err(|e| from_service(e, ctx.caller))?;
+    Ok(ApiResponse::ok(represent(state, ctx, &record, false)?))
+}
+
+fn list<R: LinkedResource>(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
+    let params = &ctx.params;
+    let (page, per_page) = lists::paging(params);
+    let mut invalid = invalid(params);
+    let relevance = params.str("orderby") == Some("relevance");
+    if relevance && !params.has("search") {
+        invalid.push((
+            "orderby".into(),
+            Invalid::new(SubCode::InvalidFormat, "requires search."),
+        ));
+    }
+    let status = params.strings("status");
+    let query = ListQuery {
+        page,
+        per_page,
+        search: opt_string(params, "search"),
+        relevance,
+        status: status.clone(),
+    };
+    let found = linked::list::<R>(&state.store, &request(ctx), &query, invalid)
+        .map_err(|e| from_service(e, ctx.caller))?;
+    let mut q: Vec<(&'static str, String)> = Vec::new();
+    if let Some(search) = &query.search {
+        q.push(("search", search.clone()));
+    }
+    if relevance {
+        q.push(("orderby", "relevance".into()));
+    }
+    let status_value = if !ctx.caller.has(crate::auth::Capability::EditPosts) {
+        "publish".to_string()
+    } else {
+        status.map(|s| s.join(",")).unwrap_or_else(|| "any".into())
+    };
+    q.push(("status", status_value));
+    let answer = ListAnswer {
+        links: &ctx.links,
+        collection: R::COLLECTION,
+        page,
+        per_page,
+        total: found.total,
+        query: q,
+        explicit_language: params.translation_language().map(|l| l.code()),
+    };
+    let links = answer.links();
+    let mut items = Vec::with_capacity(found.items.len());
+    for record in &found.items {
+        items.push(represent(state, ctx, record, false)?);
+    }
+    let mut body = Map::new();
+    body.insert(R::COLLECTION.into(), Value::Array(items));
+    body.insert("rest_url".into(), json!(links.rest_url));
+    if let Some(next) = &links.next {
+        body.insert("next_rest_url".into(), json!(next));
+    }
+    if let Some(previous) = &links.previous {
+        body.insert("previous_rest_url".into(), json!(previous));
+    }
+    body.insert("total".into(), json!(found.total));
+    body.insert("total_pages".into(), json!(links.total_pages));
+    Ok(answer.respond(body, &links))
+}

@@ -1,0 +1,309 @@
+//! `/categories` and `/tags` (terms.md): routes, parameters and handlers, one implementation
+//! for both kinds.
+
+use crate::http::error::{from_service, ApiError};
+use crate::http::lists::{self, ListAnswer};
+use crate::http::params::{ParamKind, ParamSpec, Params};
+use crate::http::repr;
+use crate::http::resources::{invalid, request};
+use crate::http::routes::{Endpoint, Group, OperationClass, ResponseSchema, Route, Seg};
+use crate::http::{ApiResponse, AppState, Context};
+use crate::model::Kind;
+use crate::service::terms::{self, TermListQuery, TermView, TermWrite};
+use crate::values::{Invalid, SubCode};
+use serde_json::{json, Map, Value};
+use warp::http::header::LOCATION;
+use warp::http::StatusCode;
+
+/// The per-kind constants of the term routes.
+struct TermRoutes {
+    collection: &'static str,
+    singular: &'static str,
+    plural: &'static str,
+    collection_path: &'static [Seg],
+    id_path: &'static [Seg],
+}
+
+const CATEGORIES: TermRoutes = TermRoutes {
+    collection: "categories",
+    singular: "Category",
+    plural: "Categories",
+    collection_path: &[Seg::Lit("categories")],
+    id_path: &[Seg::Lit("categories"), Seg::Id],
+};
+
+const TAGS: TermRoutes = TermRoutes {
+    collection: "tags",
+    singular: "Tag",
+    plural: "Tags",
+    collection_path: &[Seg::Lit("tags")],
+    id_path: &[Seg::Lit("tags"), Seg::Id],
+};
+
+fn spec_of(kind: Kind) -> &'static TermRoutes {
+    if kind == Kind::Category {
+        &CATEGORIES
+    } else {
+        &TAGS
+    }
+}
+
+/// The kind a matched term route serves, from its path.
+fn kind_of(state: &AppState, ctx: &Context) -> Kind {
+    match state.routes.routes[ctx.route].segments.first() {
+        Some(Seg::Lit("categories")) => Kind::Category,
+        _ => Kind::Tag,
+    }
+}
+
+const ORDERBY: &[&str] = &[
+    "name",
+    "slug",
+    "description",
+    "count",
+    "id",
+    "term_id",
+    "parent",
+    "include",
+    "include_slugs",
+    "term_group",
+    "none",
+];
+
+fn parent_param() -> ParamSpec {
+    ParamSpec::query(
+        "parent",
+        ParamKind::Integer {
+            minimum: Some(0),
+            maximum: None,
+        },
+    )
+    .describe("Parent category ID; 0 for the top level.")
+}
+
+fn list_params(kind: Kind) -> Vec<ParamSpec> {
+    let mut specs = lists::paging_params();
+    specs.extend([
+        ParamSpec::query("search", ParamKind::NonEmptyString),
+        ParamSpec::query("exclude", ParamKind::IdList),
+        ParamSpec::query("include", ParamKind::IdList),
+        ParamSpec::query("order", ParamKind::EnumCaseless(&["asc", "desc"])).default(json!("asc")),
+        ParamSpec::query("orderby", ParamKind::EnumCaseless(ORDERBY)).default(json!("name")),
+        ParamSpec::query("hide_empty", ParamKind::Boolean).default(json!(true)),
+    ]);
+    if kind == Kind::Category {
+        specs.push(parent_param());
+    }
+    specs.push(ParamSpec::query("slug", ParamKind::NonEmptyString));
+    specs
+}
+
+fn write_params(kind: Kind, create: bool) -> Vec<ParamSpec> {
+    let mut name = ParamSpec::query("name", ParamKind::NonEmptyString);
+    name.required = create;
+    let mut specs = vec![
+        name,
+        ParamSpec::query("description", ParamKind::NonEmptyString),
+        ParamSpec::query("slug", ParamKind::NonEmptyString),
+    ];
+    // Tags take no parent; one sent anyway is refused by the handler (terms.md §5.1), so it is
+    // read, but not documented as a tag field.
+    let mut parent = parent_param();
+    if kind == Kind::Tag {
+        parent.description = Some("Not accepted: tags are not hierarchical.");
+    }
+    specs.push(parent);
+    specs.push(
+        ParamSpec::query(
+            "translation_of",
+            ParamKind::Integer {
+                minimum: Some(0),
+                maximum: None,
+            },
+        )
+        .describe("ID of a term whose translation group this term joins; 0 leaves the group."),
+    );
+    specs
+}
+
+pub fn routes(kind: Kind) -> Vec<Route> {
+    let r = spec_of(kind);
+    let id = || ParamSpec::path("id", "Term ID.", ParamKind::Integer { minimum: Some(0), maximum: None });
+    let endpoint = |group, operation_id: String, class, response: &str, params, handler| Endpoint {
+        group,
+        operation_id,
+        summary: String::new(),
+        class,
+        response: ResponseSchema::Component(response.to_string()),
+        params,
+        handler,
+        checks_references: true,
+    };
+    let with_id = |mut rest: Vec<ParamSpec>| {
+        rest.insert(0, id());
+        rest
+    };
+    vec![
+        Route {
+            segments: r.collection_path,
+            endpoints: vec![
+                endpoint(Group::Read, format!("list{}", r.plural), OperationClass::List, &format!("{}Archive", r.singular), list_params(kind), list),
+                endpoint(Group::Create, format!("create{}", r.singular), OperationClass::Create, "Term", write_params(kind, true), create),
+            ],
+        },
+        Route {
+            segments: r.id_path,
+            endpoints: vec![
+                endpoint(Group::Read, format!("get{}", r.singular), OperationClass::GetSingle, "Term", vec![id()], get),
+                endpoint(Group::Edit, format!("update{}", r.singular), OperationClass::Update, "Term", with_id(write_params(kind, false)), update),
+                endpoint(Group::Delete, format!("delete{}", r.singular), OperationClass::DeleteTerm, "Term", vec![id()], delete),
+            ],
+        },
+    ]
+}
+
+/// The methods of the term route this caller may use (`_links.self.targetHints.allow`).
+fn allowed(ctx: &Context, kind: Kind) -> &'static [&'static str] {
+    if ctx.caller.may_manage_terms(kind) {
+        &["GET", "POST", "PUT", "PATCH", "DELETE"]
+    } else {
+        &["GET"]
+    }
+}
+
+fn write(params: &mut Params) -> TermWrite {
+    let name = params.str("name").map(terms::clean_name);
+    if name.as_deref() == Some("") {
+        params.refuse("name", Invalid::new(SubCode::Empty, "must not be empty after cleaning."));
+    }
+    TermWrite {
+        name,
+        description: params.str("description").map(str::to_string),
+        slug: params.str("slug").map(str::to_string),
+        parent: params.i64("parent").map(|p| p as u64),
+        translation_of: params.i64("translation_of").map(|t| t as u64),
+    }
+}
+
+fn single(ctx: &Context, kind: Kind, view: &TermView, with_links: bool) -> Value {
+    repr::term(view, &ctx.links, with_links.then(|| allowed(ctx, kind)))
+}
+
+fn path_id(ctx: &Context) -> u64 {
+    ctx.path.id.unwrap_or(u64::MAX)
+}
+
+fn get(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
+    let kind = kind_of(state, ctx);
+    let view = terms::get(&state.store, kind, &request(ctx), path_id(ctx), invalid(&ctx.params))
+        .map_err(|e| from_service(e, ctx.caller))?;
+    Ok(ApiResponse::ok(single(ctx, kind, &view, true)))
+}
+
+fn create(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
+    let kind = kind_of(state, ctx);
+    let mut params = ctx.params.clone();
+    let fields = write(&mut params);
+    let view = terms::create(&state.store, kind, &request(ctx), &fields, invalid(&params))
+        .map_err(|e| from_service(e, ctx.caller))?;
+    let location = ctx
+        .links
+        .route(&format!("/{}/{}", spec_of(kind).collection, view.term.id));
+    let mut answer = ApiResponse::ok(single(ctx, kind, &view, true)).header(LOCATION, location);
+    answer.status = StatusCode::CREATED;
+    Ok(answer)
+}
+
+fn update(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
+    let kind = kind_of(state, ctx);
+    let mut params = ctx.params.clone();
+    let fields = write(&mut params);
+    let view = terms::update(&state.store, kind, &request(ctx), path_id(ctx), &fields, invalid(&params))
+        .map_err(|e| from_service(e, ctx.caller))?;
+    Ok(ApiResponse::ok(single(ctx, kind, &view, true)))
+}
+
+fn delete(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
+    let kind = kind_of(state, ctx);
+    let view = terms::delete(&state.store, kind, &request(ctx), path_id(ctx), invalid(&ctx.params))
+        .map_err(|e| from_service(e, ctx.caller))?;
+    Ok(ApiResponse::ok(single(ctx, kind, &view, false)))
+}
+
+fn list(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
+    let kind = kind_of(state, ctx);
+    let params = &ctx.params;
+    let (page, per_page) = lists::paging(params);
+    let order = params.str("order").unwrap_or("asc").to_string();
+    let orderby = params.str("orderby").unwrap_or("name").to_string();
+    let hide_empty = params.bool("hide_empty").unwrap_or(true);
+    let query = TermListQuery {
+        page,
+        per_page,
+        search: params.str("search").map(str::to_string),
+        include: params.ids("include"),
+        exclude: params.ids("exclude"),
+        descending: order == "desc",
+        orderby: orderby.clone(),
+        hide_empty,
+        parent: params.i64("parent").map(|p| p as u64),
+        slug: params.str("slug").map(str::to_string),
+    };
+    let found = terms::list(&state.store, kind, &request(ctx), &query, invalid(params))
+        .map_err(|e| from_service(e, ctx.caller))?;
+    // Q of terms.md §3.5: only what the request supplied, normalised.
+    let sent = |name: &str| ctx.params.sent(name);
+    let join = |ids: &Option<Vec<u64>>| {
+        ids.as_ref()
+            .map(|v| v.iter().map(u64::to_string).collect::<Vec<_>>().join(","))
+            .unwrap_or_default()
+    };
+    let mut q: Vec<(&'static str, String)> = Vec::new();
+    if let Some(s) = &query.search {
+        q.push(("search", s.clone()));
+    }
+    if query.exclude.is_some() {
+        q.push(("exclude", join(&query.exclude)));
+    }
+    if query.include.is_some() {
+        q.push(("include", join(&query.include)));
+    }
+    if sent("order") {
+        q.push(("order", order));
+    }
+    if sent("orderby") {
+        q.push(("orderby", orderby));
+    }
+    if sent("hide_empty") {
+        q.push(("hide_empty", hide_empty.to_string()));
+    }
+    if let Some(parent) = query.parent {
+        q.push(("parent", parent.to_string()));
+    }
+    if let Some(s) = &query.slug {
+        q.push(("slug", s.clone()));
+    }
+    let answer = ListAnswer {
+        links: &ctx.links,
+        collection: spec_of(kind).collection,
+        page,
+        per_page,
+        total: found.total,
+        query: q,
+        explicit_language: params.translation_language().map(|l| l.code()),
+    };
+    let links = answer.links();
+    let items: Vec<Value> = found.items.iter().map(|v| single(ctx, kind, v, false)).collect();
+    let mut body = Map::new();
+    body.insert("rest_url".into(), json!(links.rest_url));
+    body.insert("total".into(), json!(found.total));
+    body.insert("total_pages".into(), json!(links.total_pages));
+    body.insert(spec_of(kind).collection.into(), Value::Array(items));
+    if let Some(next) = &links.next {
+        body.insert("next_rest_url".into(), json!(next));
+    }
+    if let Some(previous) = &links.previous {
+        body.insert("previous_rest_url".into(), json!(previous));
+    }
+    Ok(answer.respond(body, &links))
+}

@@ -1,0 +1,18 @@
+//! Records of the term kinds (event categories and event tags).
+
+use super::{Kind, Language};
+use serde::{Deserialize, Serialize};
+
+/// A category or tag (terms.md §2). Tags always have `parent` 0.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Term {
+    pub id: u64,
+    pub kind: Kind,
+    pub language: Language,
+    /// Translation group: the ID of the group's founding record (common.md §7.2).
+    pub group: u64,
+    pub name: String,
+    pub slug: String,
+    pub description: String,
+    pub parent: u64,
+}

@@ -1,0 +1,465 @@
+//! Venues and organizers ("linked post" kinds, venues-organizers.md): their own write fields,
+//! the duplicate check on create, and the use cases (create, read, update, trash, list) that
+//! both kinds run through one generic path.
+
+use crate::auth::{Caller, Capability};
+use crate::model::post::{GeoPoint, Organizer, PostMeta, PostRecord, Venue};
+use crate::model::{Language, Status};
+use crate::service::posts::{self, PostWrite};
+use crate::service::{Page, ServiceError, ServiceResult};
+use crate::store::{Reads, Store, WriteTx};
+use crate::values::search::SearchQuery;
+use crate::values::{slug, text, Invalid, SubCode};
+use chrono::NaiveDateTime;
+
+/// A venue's own write fields (venues-organizers.md §5.3); `None` = not sent.
+#[derive(Debug, Clone, Default)]
+pub struct VenueFields {
+    pub address: Option<String>,
+    pub city: Option<String>,
+    pub country: Option<String>,
+    pub province: Option<String>,
+    pub state: Option<String>,
+    pub zip: Option<String>,
+    pub phone: Option<String>,
+    pub stateprovince: Option<String>,
+    pub website: Option<String>,
+    pub show_map: Option<bool>,
+    pub show_map_link: Option<bool>,
+    /// `Some(None)` clears the coordinates.
+    pub geo: Option<Option<GeoPoint>>,
+}
+
+/// An organizer's own write fields.
+#[derive(Debug, Clone, Default)]
+pub struct OrganizerFields {
+    pub phone: Option<String>,
+    pub website: Option<String>,
+    pub email: Option<String>,
+}
+
+/// What distinguishes venues from organizers in the shared use cases.
+pub trait LinkedKind: PostRecord {
+    type Fields: Clone + Send;
+    fn build(meta: PostMeta, fields: &Self::Fields) -> Self;
+    /// Applies the kind's own fields that were sent (also used by the duplicate merge).
+    fn apply(&mut self, fields: &Self::Fields);
+    /// The searchable fields, the name first (common.md §9.11).
+    fn search_fields(&self) -> Vec<&str>;
+}
+
+fn set_plain(target: &mut String, value: &Option<String>) {
+    if let Some(v) = value {
+        *target = text::clean_plain(v);
+    }
+}
+
+impl LinkedKind for Venue {
+    type Fields = VenueFields;
+
+    fn build(post: PostMeta, fields: &VenueFields) -> Venue {
+        let mut venue = Venue {
+            post,
+            address: String::new(),
+            city: String::new(),
+            country: String::new(),
+            province: String::new(),
+            state: String::new(),
+            zip: String::new(),
+            phone: String::new(),
+            stateprovince: String::new(),
+            website: String::new(),
+            show_map: true,
+            show_map_link: true,
+            geo: None,
+        };
+        venue.apply(fields);
+        venue
+    }
+
+    fn apply(&mut self, f: &VenueFields) {
+        set_plain(&mut self.address, &f.address);
+        set_plain(&mut self.city, &f.city);
+        set_plain(&mut self.country, &f.country);
+        set_plain(&mut self.province, &f.province);
+        set_plain(&mut self.state, &f.state);
+        set_plain(&mut self.zip, &f.zip);
+        set_plain(&mut self.phone, &f.phone);
+        set_plain(&mut self.stateprovince, &f.stateprovince);
+        if let Some(website) = &f.website {
+            self.website = website.clone();
+        }
+        if let Some(b) = f.show_map {
+            self.show_map = b;
+        }
+        if let Some(b) = f.show_map_link {
+            self.show_map_link = b;
+        }
+        if let Some(geo) = f.geo {
+            self.geo = geo;
+        }
+        // §5.3: an empty stateprovince is derived from state (US or no country) or province.
+        if self.stateprovince.is_empty() {
+            let us = matches!(self.country.as_str(), "" | "US" | "United States");
+            if !self.state.is_empty() && us {
+                self.stateprovince = self.state.clone();
+            } else if !self.province.is_empty() {
+                self.stateprovince = self.province.clone();
+            }
+        }
+    }
+
+    fn search_fields(&self) -> Vec<&str> {
+        vec![
+            &self.post.title,
+            &self.post.description,
+            &self.post.excerpt,
+            &self.address,
+            &self.city,
+            &self.province,
+            &self.state,
+            &self.stateprovince,
+            &self.zip,
+            &self.phone,
+        ]
+    }
+}
+
+impl LinkedKind for Organizer {
+    type Fields = OrganizerFields;
+
+    fn build(post: PostMeta, fields: &OrganizerFields) -> Organizer {
+        let mut organizer = Organizer {
+            post,
+            phone: String::new(),
+            website: String::new(),
+            email: String::new(),
+        };
+        organizer.apply(fields);
+        organizer
+    }
+
+    fn apply(&mut self, f: &OrganizerFields) {
+        set_plain(&mut self.phone, &f.phone);
+        set_plain(&mut self.email, &f.email);
+        if let Some(website) = &f.website {
+            self.website = website.clone();
+        }
+    }
+
+    fn search_fields(&self) -> Vec<&str> {
+        vec![
+            &self.post.title,
+            &self.post.description,
+            &self.post.excerpt,
+            &self.phone,
+            &self.email,
+            &self.website,
+        ]
+    }
+}
+
+/// How a single-record route names its target.
+#[derive(Debug, Clone)]
+pub enum Target {
+    Id(u64),
+    /// The raw path slug (sanitized before lookup, §9.9).
+    Slug(String),
+}
+
+/// A request's context as the use cases need it.
+#[derive(Debug, Clone, Copy)]
+pub struct Request {
+    pub caller: Caller,
+    /// The effective language (§7.1).
+    pub language: Language,
+    /// `translation_language` when it was sent (§7.3).
+    pub explicit_language: Option<Language>,
+    pub now: NaiveDateTime,
+}
+
+fn fail_if_invalid(invalid: Vec<(String, Invalid)>) -> ServiceResult<()> {
+    if invalid.is_empty() {
+        Ok(())
+    } else {
+        Err(ServiceError::Invalid(invalid))
+    }
+}
+
+/// Step 9's target check (venues-organizers.md §5.2): unknown IDs and slugs are invalid
+/// parameters. Returns the record if found.
+fn find<R: LinkedKind>(
+    rx: &impl Reads,
+    target: &Target,
+    language: Language,
+    invalid: &mut Vec<(String, Invalid)>,
+) -> ServiceResult<Option<R>> {
+    let (found, name) = match target {
+        Target::Id(id) => (rx.get_record::<R>(R::KIND, *id)?, "id"),
+        Target::Slug(raw) => {
+            let id = rx.slug_owner(R::KIND, language, &slug::sanitize(raw))?;
+            let record = match id {
+                Some(id) => rx.get_record::<R>(R::KIND, id)?,
+                None => None,
+            };
+            (record, "slug")
+        }
+    };
+    if found.is_none() {
+        invalid.push((
+            name.into(),
+            Invalid::new(
+                SubCode::InvalidReference,
+                format!("does not name an existing {}.", R::KIND.name()),
+            ),
+        ));
+    }
+    Ok(found)
+}
+
+/// Step 10: an explicit language on an ID route selects the group member.
+fn select_member<R: LinkedKind>(
+    rx: &impl Reads,
+    record: R,
+    target: &Target,
+    request: &Request,
+) -> ServiceResult<R> {
+    if matches!(target, Target::Slug(_)) {
+        return Ok(record);
+    }
+    let id = posts::group_member(rx, R::KIND, record.meta(), request.explicit_language)?;
+    if id == record.meta().id {
+        return Ok(record);
+    }
+    rx.get_record::<R>(R::KIND, id)?
+        .ok_or(ServiceError::NoGroupMember(R::KIND))
+}
+
+/// `GET /venues/{id}`, `/venues/by-slug/{slug}` (and organizers).
+pub fn get<R: LinkedKind>(
+    store: &Store,
+    request: &Request,
+    target: &Target,
+    mut invalid: Vec<(String, Invalid)>,
+) -> ServiceResult<R> {
+    let rx = store.read()?;
+    let found = find::<R>(&rx, target, request.language, &mut invalid)?;
+    fail_if_invalid(invalid)?;
+    let record = select_member(&rx, found.expect("checked above"), target, request)?;
+    if !posts::can_read(request.caller, record.meta(), request.now) {
+        return Err(ServiceError::NotAccessible(R::KIND));
+    }
+    Ok(record)
+}
+
+/// `POST /venues` (and organizers), with the duplicate check of §5.4. Returns the created
+/// record, or the existing duplicate.
+pub fn create<R: LinkedKind>(
+    store: &Store,
+    request: &Request,
+    write: &PostWrite,
+    fields: &R::Fields,
+    mut invalid: Vec<(String, Invalid)>,
+) -> ServiceResult<R> {
+    store.write(|tx| {
+        posts::check_references(tx, R::KIND, request.caller, write, request.now, &mut invalid)?;
+        fail_if_invalid(invalid)?;
+        if !request.caller.has(Capability::EditPosts) {
+            return Err(ServiceError::Forbidden);
+        }
+        posts::check_author_change(request.caller, write)?;
+        if let Some(mut existing) = duplicate::<R>(tx, request, write)? {
+            let access = posts::access(existing.meta(), request.now);
+            if crate::auth::capabilities::can_edit(request.caller, &access) {
+                existing.apply(fields);
+                let meta = existing.meta_mut();
+                if let Some(change) = &write.image {
+                    meta.image = match change {
+                        posts::ImageChange::Remove => None,
+                        posts::ImageChange::Id(id) => Some(*id),
+                        posts::ImageChange::Url(url) => Some(tx.image_for_url(url)?),
+                    };
+                }
+                meta.modified_utc = request.now;
+                tx.put_record(R::KIND, meta.id, &existing)?;
+            }
+            return Ok(existing);
+        }
+        let meta = posts::new_meta(
+            tx,
+            R::KIND,
+            request.caller,
+            write,
+            request.language,
+            None,
+            request.now,
+        )?;
+        let mut record = R::build(meta, fields);
+        join(tx, &mut record, write.translation_of)?;
+        tx.put_record(R::KIND, record.meta().id, &record)?;
+        Ok(record)
+    })
+}
+
+fn join<R: LinkedKind>(tx: &mut WriteTx, record: &mut R, target: Option<u64>) -> ServiceResult<()> {
+    let target_group = match target.filter(|t| *t != 0) {
+        Some(t) => tx.get_record::<PostMeta>(R::KIND, t)?.map(|m| m.group),
+        None => None,
+    };
+    posts::join_group(tx, R::KIND, record.meta_mut(), target, target_group)
+}
+
+/// §5.4 step 2: same kind and language, not trashed, readable, same name (trimmed,
+/// case-insensitive) and, when a description is sent, the same description. Lowest ID wins.
+fn duplicate<R: LinkedKind>(
+    tx: &WriteTx,
+    request: &Request,
+    write: &PostWrite,
+) -> ServiceResult<Option<R>> {
+    let fold = |s: &str| s.trim().to_lowercase();
+    let name = fold(write.title.as_deref().unwrap_or(""));
+    let description = write
+        .description
+        .as_deref()
+        .filter(|d| !d.is_empty())
+        .map(fold);
+    Ok(tx.scan::<R>(R::KIND)?.into_iter().find(|r| {
+        let m = r.meta();
+        m.language == request.language
+            && m.status != Status::Trash
+            && fold(&m.title) == name
+            && description.as_ref().is_none_or(|d| fold(&m.description) == *d)
+            && posts::can_read(request.caller, m, request.now)
+    }))
+}
+
+/// `POST/PUT/PATCH /venues/{id}` and by slug.
+pub fn update<R: LinkedKind>(
+    store: &Store,
+    request: &Request,
+    target: &Target,
+    write: &PostWrite,
+    fields: &R::Fields,
+    mut invalid: Vec<(String, Invalid)>,
+) -> ServiceResult<R> {
+    store.write(|tx| {
+        let found = find::<R>(tx, target, request.language, &mut invalid)?;
+        posts::check_references(tx, R::KIND, request.caller, write, request.now, &mut invalid)?;
+        fail_if_invalid(invalid)?;
+        let mut record = select_member(tx, found.expect("checked above"), target, request)?;
+        let access = posts::access(record.meta(), request.now);
+        if !crate::auth::capabilities::can_edit(request.caller, &access) {
+            return Err(ServiceError::Forbidden);
+        }
+        posts::check_author_change(request.caller, write)?;
+        posts::apply_update(
+            tx,
+            R::KIND,
+            record.meta_mut(),
+            request.caller,
+            write,
+            request.now,
+        )?;
+        record.apply(fields);
+        join(tx, &mut record, write.translation_of)?;
+        tx.put_record(R::KIND, record.meta().id, &record)?;
+        Ok(record)
+    })
+}
+
+/// `DELETE /venues/{id}` and by slug: to the trash (§5.7).
+pub fn delete<R: LinkedKind>(
+    store: &Store,
+    request: &Request,
+    target: &Target,
+    mut invalid: Vec<(String, Invalid)>,
+) -> ServiceResult<R> {
+    store.write(|tx| {
+        let found = find::<R>(tx, target, request.language, &mut invalid)?;
+        fail_if_invalid(invalid)?;
+        let mut record = select_member(tx, found.expect("checked above"), target, request)?;
+        let access = posts::access(record.meta(), request.now);
+        if !crate::auth::capabilities::can_delete(request.caller, &access) {
+            return Err(ServiceError::Forbidden);
+        }
+        if record.meta().status == Status::Trash {
+            return Err(ServiceError::InTrash(R::KIND));
+        }
+        posts::trash(tx, R::KIND, record.meta_mut(), request.now)?;
+        tx.put_record(R::KIND, record.meta().id, &record)?;
+        Ok(record)
+    })
+}
+
+/// The parameters of `GET /venues` and `GET /organizers` that this stage answers.
+#[derive(Debug, Clone, Default)]
+pub struct ListQuery {
+    pub page: usize,
+    pub per_page: usize,
+    pub search: Option<String>,
+    pub relevance: bool,
+    /// The `status` filter as sent.
+    pub status: Option<Vec<String>>,
+}
+
+/// `GET /venues` (and organizers): newest first (date_utc, then ID, descending), or by
+/// relevance. Until the search index answers these lists, they are computed from the store.
+pub fn list<R: LinkedKind>(
+    store: &Store,
+    request: &Request,
+    query: &ListQuery,
+    mut invalid: Vec<(String, Invalid)>,
+) -> ServiceResult<Page<R>> {
+    let statuses = match posts::status_set(request.caller, query.status.as_deref()) {
+        Ok(s) => s,
+        Err(why) => {
+            invalid.push(("status".into(), why));
+            Vec::new()
+        }
+    };
+    fail_if_invalid(invalid)?;
+    let search = query
+        .search
+        .as_deref()
+        .map(|q| SearchQuery::parse(q, request.language))
+        .filter(|q| !q.is_empty());
+    let rx = store.read()?;
+    let mut matches: Vec<(f32, R)> = rx
+        .scan::<R>(R::KIND)?
+        .into_iter()
+        .filter(|r| {
+            let m = r.meta();
+            m.language == request.language
+                && statuses.contains(&m.effective_status(request.now))
+                && posts::can_read(request.caller, m, request.now)
+        })
+        .filter_map(|r| match &search {
+            None => Some((0.0, r)),
+            Some(q) => {
+                let fields = r.search_fields();
+                let score = q.matches(&fields).then(|| q.score(&fields));
+                score.map(|score| (score, r))
+            }
+        })
+        .collect();
+    matches.sort_by(|(sa, a), (sb, b)| {
+        let (ma, mb) = (a.meta(), b.meta());
+        let relevance = if query.relevance {
+            sb.total_cmp(sa)
+        } else {
+            std::cmp::Ordering::Equal
+        };
+        relevance
+            .then(mb.date_utc.cmp(&ma.date_utc))
+            .then(mb.id.cmp(&ma.id))
+    });
+    let page = Page::of(
+        matches.into_iter().map(|(_, r)| r).collect(),
+        query.page,
+        query.per_page,
+    );
+    if query.page > 1 && page.items.is_empty() {
+        return Err(ServiceError::PageNotFound(R::KIND));
+    }
+    Ok(page)
+}
