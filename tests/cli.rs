@@ -1413,13 +1413,33 @@ fn an_existing_initial_admin_password_file_is_replaced() {
 #[test]
 fn relative_data_dirs_are_relative_to_the_working_directory() {
     let t = tmp();
-    let o = almanac(["user", "add", "rel", "--role", "editor", "--password", "x", "--data-dir", "rel/data"]).cwd(t.path()).run();
+    let o = almanac([
+        "user",
+        "add",
+        "rel",
+        "--role",
+        "editor",
+        "--password",
+        "x",
+        "--data-dir",
+        "rel/data",
+    ])
+    .cwd(t.path())
+    .run();
     assert_code(&o, 0, "user add with a relative --data-dir");
     assert!(t.path().join("rel").join("data").is_dir());
-    let o = almanac(["user", "list"]).env("ALMANAC_DATA_DIR", "rel/data").cwd(t.path()).run();
+    let o = almanac(["user", "list"])
+        .env("ALMANAC_DATA_DIR", "rel/data")
+        .cwd(t.path())
+        .run();
     assert_eq!(o.stdout, "1\trel\teditor\n");
     // Default: ./almanac-data
-    let o = almanac(["user", "add", "dflt", "--role", "author", "--password", "x"]).cwd(t.path()).run();
+    let o = almanac(["user", "add", "dflt", "--role", "author", "--password", "x"])
+        .cwd(t.path())
+        .run();
     assert_code(&o, 0, "user add with the default data dir");
-    assert!(t.path().join("almanac-data").is_dir(), "default data dir ./almanac-data");
+    assert!(
+        t.path().join("almanac-data").is_dir(),
+        "default data dir ./almanac-data"
+    );
 }

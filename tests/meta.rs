@@ -1185,18 +1185,31 @@ fn healthz_takes_no_language_segment() {
 fn query_string_syntax_applies_to_translation_language() {
     let s = server();
     // `;` is not a separator, `+` is a space, a key without `=` has the empty value (§1.6).
-    for q in ["translation_language=es;x=1", "translation_language=es+", "translation_language", "translation_language=%20es"] {
+    for q in [
+        "translation_language=es;x=1",
+        "translation_language=es+",
+        "translation_language",
+        "translation_language=%20es",
+    ] {
         let r = s.get(&format!("{NS}?{q}"));
         assert_invalid_params(&r, &[("translation_language", "rest_not_in_enum")]);
     }
-    for q in ["translation_language=e%73", "translation_language=%70t-br", "x=1;translation_language=fr&translation_language=es"] {
+    for q in [
+        "translation_language=e%73",
+        "translation_language=%70t-br",
+        "x=1;translation_language=fr&translation_language=es",
+    ] {
         let r = s.get(&format!("{NS}?{q}"));
         assert_eq!(r.status, 200, "?{q}: {}", r.describe());
     }
     // A later occurrence of another shape replaces the earlier one.
-    let r = s.get(&format!("{NS}?translation_language=es&translation_language[a]=es"));
+    let r = s.get(&format!(
+        "{NS}?translation_language=es&translation_language[a]=es"
+    ));
     assert_invalid_params(&r, &[("translation_language", "rest_invalid_type")]);
-    let r = s.get(&format!("{NS}?translation_language[]=es&translation_language=es"));
+    let r = s.get(&format!(
+        "{NS}?translation_language[]=es&translation_language=es"
+    ));
     assert_eq!(r.status, 200, "{}", r.describe());
 }
 
@@ -1205,7 +1218,11 @@ fn invalid_utf8_or_nul_in_translation_language_is_rest_invalid_characters() {
     // Contract reading: §9.1 / §5.2 give `rest_invalid_characters` for invalid UTF-8 or NUL in a
     // query value; we expect that sub-code to win over `rest_not_in_enum`.
     let s = server();
-    for q in ["translation_language=%FF", "translation_language=es%00", "translation_language=%C3%28"] {
+    for q in [
+        "translation_language=%FF",
+        "translation_language=es%00",
+        "translation_language=%C3%28",
+    ] {
         let r = s.raw_req("GET", &format!("{NS}?{q}"), &[], b"");
         assert_invalid_params(&r, &[("translation_language", "rest_invalid_characters")]);
     }
@@ -1215,7 +1232,13 @@ fn invalid_utf8_or_nul_in_translation_language_is_rest_invalid_characters() {
 fn wordpress_global_parameters_are_unknown_and_ignored() {
     let s = server();
     let plain = s.get(NS);
-    for q in ["_envelope=1", "_jsonp=callback", "_fields=namespace", "_embed=1", "rest_route=/wp/v2"] {
+    for q in [
+        "_envelope=1",
+        "_jsonp=callback",
+        "_fields=namespace",
+        "_embed=1",
+        "rest_route=/wp/v2",
+    ] {
         let r = s.get(&format!("{NS}?{q}"));
         assert_eq!(r.status, 200, "?{q}");
         assert_eq!(r.body, plain.body, "?{q} has no effect (§1.5 rule 5)");

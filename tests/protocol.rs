@@ -612,7 +612,7 @@ fn chunked(total: usize) -> Vec<u8> {
     while left > 0 {
         let n = left.min(65536);
         out.extend_from_slice(format!("{n:x}\r\n").as_bytes());
-        out.extend(std::iter::repeat(b'z').take(n));
+        out.extend(std::iter::repeat_n(b'z', n));
         out.extend_from_slice(b"\r\n");
         left -= n;
     }

@@ -181,38 +181,6 @@ impl From<crate::store::StoreError> for ApiError {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::values::SubCode;
-
-    #[test]
-    fn bodies_have_exactly_the_contract_shape() {
-        let body = ApiError::no_route().body();
-        assert_eq!(
-            body,
-            json!({"code": "rest_no_route", "message": "No route was found matching the URL and request method.", "data": {"status": 404}})
-        );
-        let invalid = ApiError::invalid_params(&[(
-            "page".into(),
-            Invalid::new(SubCode::OutOfBounds, "must be an integer of at least 1."),
-        )])
-        .body();
-        assert_eq!(invalid["data"]["status"], 400);
-        assert_eq!(
-            invalid["data"]["params"]["page"],
-            "page must be an integer of at least 1."
-        );
-        assert_eq!(
-            invalid["data"]["details"]["page"]["code"],
-            "rest_out_of_bounds"
-        );
-        assert_eq!(invalid["data"]["details"]["page"]["data"]["param"], "page");
-        let missing = ApiError::missing_params(&["title", "start_date"]).body();
-        assert_eq!(missing["data"]["params"], json!(["title", "start_date"]));
-    }
-}
-
 /// The one mapping of use-case failures to the contract's codes (common.md §5).
 pub fn from_service(e: crate::service::ServiceError, caller: Caller) -> ApiError {
     use crate::model::Kind;
@@ -320,5 +288,37 @@ pub fn from_service(e: crate::service::ServiceError, caller: Caller) -> ApiError
             "Can not set parent term, taxonomy is not hierarchical.",
         ),
         S::Store(e) => ApiError::from(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::values::SubCode;
+
+    #[test]
+    fn bodies_have_exactly_the_contract_shape() {
+        let body = ApiError::no_route().body();
+        assert_eq!(
+            body,
+            json!({"code": "rest_no_route", "message": "No route was found matching the URL and request method.", "data": {"status": 404}})
+        );
+        let invalid = ApiError::invalid_params(&[(
+            "page".into(),
+            Invalid::new(SubCode::OutOfBounds, "must be an integer of at least 1."),
+        )])
+        .body();
+        assert_eq!(invalid["data"]["status"], 400);
+        assert_eq!(
+            invalid["data"]["params"]["page"],
+            "page must be an integer of at least 1."
+        );
+        assert_eq!(
+            invalid["data"]["details"]["page"]["code"],
+            "rest_out_of_bounds"
+        );
+        assert_eq!(invalid["data"]["details"]["page"]["data"]["param"], "page");
+        let missing = ApiError::missing_params(&["title", "start_date"]).body();
+        assert_eq!(missing["data"]["params"], json!(["title", "start_date"]));
     }
 }

@@ -86,7 +86,10 @@ impl ListAnswer<'_> {
     /// members in the resource's order, built by the caller with [`ListLinks`].
     pub fn respond(&self, body: Map<String, Value>, links: &ListLinks) -> ApiResponse {
         let mut answer = ApiResponse::ok(Value::Object(body))
-            .header(HeaderName::from_static("x-cal-total"), self.total.to_string())
+            .header(
+                HeaderName::from_static("x-cal-total"),
+                self.total.to_string(),
+            )
             .header(
                 HeaderName::from_static("x-cal-totalpages"),
                 links.total_pages.to_string(),

@@ -27,7 +27,7 @@ pub fn document(routes: &RouteTable, links: &Links) -> Value {
         },
         "servers": [{"url": links.namespace()}],
         "paths": paths,
-        "components": components(),
+        "components": components(routes),
         "security": [{}, {"basicAuth": []}],
     })
 }
@@ -53,18 +53,101 @@ fn operations(endpoint: &Endpoint) -> Vec<(&'static str, Value)> {
     }
 }
 
+/// Writes take their fields in the body; `translation_language` and path parameters stay
+/// parameters (§2.4 item 3). Reads and deletes document everything as parameters.
+fn in_body(endpoint: &Endpoint, spec: &ParamSpec) -> bool {
+    matches!(endpoint.group, Group::Create | Group::Edit)
+        && spec.location == Location::Query
+        && spec.name != "translation_language"
+}
+
 fn operation(endpoint: &Endpoint, operation_id: String) -> Value {
-    let parameters: Vec<Value> = endpoint.params.iter().map(parameter).collect();
+    let parameters: Vec<Value> = endpoint
+        .params
+        .iter()
+        .filter(|p| !in_body(endpoint, p))
+        .map(parameter)
+        .collect();
     let mut op = json!({
         "operationId": operation_id,
         "summary": endpoint.summary,
         "parameters": parameters,
-        "responses": responses(endpoint),
     });
+    if matches!(endpoint.group, Group::Create | Group::Edit) {
+        op["requestBody"] = request_body(endpoint);
+    }
+    op["responses"] = responses(endpoint);
     if endpoint.group != Group::Read {
         op["security"] = json!([{"basicAuth": []}]);
     }
     op
+}
+
+/// The body schema of a write: every body field, `required` only on creates.
+pub fn body_schema(endpoint: &Endpoint) -> Value {
+    let mut properties = Map::new();
+    let mut required = Vec::new();
+    for spec in endpoint.params.iter().filter(|p| in_body(endpoint, p)) {
+        let mut schema = spec.schema();
+        if let Some(d) = spec.description {
+            schema.insert("description".into(), json!(d));
+        }
+        properties.insert(spec.name.into(), Value::Object(schema));
+        if spec.required {
+            required.push(spec.name);
+        }
+    }
+    let mut schema = json!({"type": "object", "properties": properties});
+    if !required.is_empty() {
+        schema["required"] = json!(required);
+    }
+    schema
+}
+
+fn request_body(endpoint: &Endpoint) -> Value {
+    let schema = match endpoint.group {
+        Group::Create => {
+            json!({"$ref": format!("#/components/schemas/{}", write_schema_name(endpoint))})
+        }
+        _ => body_schema(endpoint),
+    };
+    let mut encoding = Map::new();
+    for spec in endpoint.params.iter().filter(|p| in_body(endpoint, p)) {
+        match spec.schema().get("type").and_then(Value::as_str) {
+            Some("array") => {
+                encoding.insert(spec.name.into(), json!({"style": "form", "explode": true}));
+            }
+            Some("object") => {
+                encoding.insert(
+                    spec.name.into(),
+                    json!({"style": "deepObject", "explode": true}),
+                );
+            }
+            _ => {}
+        }
+    }
+    let mut form = json!({"schema": schema.clone()});
+    if !encoding.is_empty() {
+        form["encoding"] = Value::Object(encoding);
+    }
+    json!({
+        "required": endpoint.group == Group::Create,
+        "content": {
+            "application/json": {"schema": schema},
+            "application/x-www-form-urlencoded": form,
+        },
+    })
+}
+
+/// `createVenue` → `VenueWrite`.
+fn write_schema_name(endpoint: &Endpoint) -> String {
+    format!(
+        "{}Write",
+        endpoint
+            .operation_id
+            .strip_prefix("create")
+            .unwrap_or(&endpoint.operation_id)
+    )
 }
 
 fn parameter(spec: &ParamSpec) -> Value {
@@ -145,7 +228,7 @@ const ERROR_STATUSES: [(u16, &str); 10] = [
     (500, "Unexpected server failure."),
 ];
 
-fn components() -> Value {
+fn components(routes: &RouteTable) -> Value {
     let mut responses = Map::new();
     for (status, description) in ERROR_STATUSES {
         responses.insert(
@@ -157,8 +240,14 @@ fn components() -> Value {
             }),
         );
     }
+    let mut all_schemas = schemas();
+    for endpoint in routes.routes.iter().flat_map(|r| &r.endpoints) {
+        if endpoint.group == Group::Create {
+            all_schemas.insert(write_schema_name(endpoint), body_schema(endpoint));
+        }
+    }
     json!({
-        "schemas": schemas(),
+        "schemas": all_schemas,
         "parameters": {},
         "responses": responses,
         "headers": {
@@ -172,8 +261,12 @@ fn components() -> Value {
     })
 }
 
-fn schemas() -> Value {
-    json!({
+fn schemas() -> Map<String, Value> {
+    let mut out = match resource_schemas() {
+        Value::Object(m) => m,
+        _ => unreachable!("schemas are an object"),
+    };
+    let meta = json!({
         "Error": {
             "type": "object",
             "properties": {
@@ -220,5 +313,119 @@ fn schemas() -> Value {
             "required": ["namespace", "routes", "_links"],
             "additionalProperties": false,
         },
+    });
+    if let Value::Object(m) = meta {
+        out.extend(m);
+    }
+    out
+}
+
+/// `YYYY-MM-DD HH:MM:SS` (§9.6.5); representations are not RFC 3339.
+const DATE_PATTERN: &str = "^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}$";
+
+fn object(properties: Value, required: &[&str]) -> Value {
+    json!({"type": "object", "properties": properties, "required": required, "additionalProperties": false})
+}
+
+fn archive(key: &str, item: &str, links_first: bool) -> Value {
+    let mut props = Map::new();
+    let items = json!({"type": "array", "items": {"$ref": format!("#/components/schemas/{item}")}});
+    if !links_first {
+        props.insert(key.into(), items.clone());
+    }
+    props.insert("rest_url".into(), json!({"type": "string"}));
+    props.insert("total".into(), json!({"type": "integer", "minimum": 0}));
+    props.insert(
+        "total_pages".into(),
+        json!({"type": "integer", "minimum": 0}),
+    );
+    if links_first {
+        props.insert(key.into(), items);
+    }
+    props.insert("next_rest_url".into(), json!({"type": "string"}));
+    props.insert("previous_rest_url".into(), json!({"type": "string"}));
+    object(
+        Value::Object(props),
+        &[key, "rest_url", "total", "total_pages"],
+    )
+}
+
+/// The representations of venues-organizers.md §3 and terms.md §2.
+fn resource_schemas() -> Value {
+    let s = json!({"type": "string"});
+    let date = json!({"type": "string", "pattern": DATE_PATTERN});
+    let language = json!({"type": "string", "enum": ["en", "pt-br", "es"]});
+    let translations = json!({"type": "object", "additionalProperties": {"type": "integer"}});
+    let status = json!({"type": "string", "enum": ["publish", "future", "draft", "pending", "private", "trash"]});
+    let head = json!({
+        "id": {"type": "integer"}, "author": s, "status": status,
+        "date": date, "date_utc": date, "modified": date, "modified_utc": date, "url": s,
+    });
+    let linked = |name: &str, extra: Value| {
+        let mut props = head.as_object().cloned().unwrap_or_default();
+        props.insert(name.into(), s.clone());
+        for key in ["description", "excerpt", "slug"] {
+            props.insert(key.into(), s.clone());
+        }
+        props.insert(
+            "image".into(),
+            json!({"$ref": "#/components/schemas/Image"}),
+        );
+        if let Value::Object(extra) = extra {
+            props.extend(extra);
+        }
+        props.insert("json_ld".into(), json!({"type": "object"}));
+        props.insert("global_id".into(), s.clone());
+        props.insert(
+            "global_id_lineage".into(),
+            json!({"type": "array", "items": s}),
+        );
+        props.insert("language".into(), language.clone());
+        props.insert("translations".into(), translations.clone());
+        Value::Object(props)
+    };
+    let venue = linked(
+        "venue",
+        json!({
+            "address": s, "city": s, "country": s, "province": s, "state": s, "zip": s,
+            "phone": s, "website": s, "stateprovince": s,
+            "geo_lat": {"type": "number"}, "geo_lng": {"type": "number"},
+            "show_map": {"type": "boolean"}, "show_map_link": {"type": "boolean"},
+        }),
+    );
+    let organizer = linked("organizer", json!({"phone": s, "website": s, "email": s}));
+    let post_required = [
+        "id",
+        "author",
+        "status",
+        "date",
+        "date_utc",
+        "modified",
+        "modified_utc",
+        "url",
+        "slug",
+        "global_id",
+        "global_id_lineage",
+        "language",
+        "translations",
+    ];
+    let mut venue_required = post_required.to_vec();
+    venue_required.extend(["show_map", "show_map_link"]);
+    let term = json!({
+        "id": {"type": "integer"}, "count": {"type": "integer", "minimum": 0}, "description": s,
+        "name": s, "slug": s, "taxonomy": {"type": "string", "enum": ["tribe_events_cat", "post_tag"]},
+        "parent": {"type": "integer", "minimum": 0}, "meta": {"type": "array", "maxItems": 0}, "url": s,
+        "urls": object(json!({"self": s, "collection": s, "up": s}), &["self", "collection"]),
+        "language": language, "translations": translations, "_links": {"type": "object"},
+    });
+    json!({
+        "Image": object(json!({"url": s, "id": {"type": "integer"}, "extension": s}), &["url", "id", "extension"]),
+        "Venue": object(venue, &venue_required),
+        "Organizer": object(organizer, &post_required),
+        "Term": object(term, &["id", "count", "description", "name", "slug", "taxonomy", "meta", "url", "urls", "language", "translations"]),
+        "VenueArchive": archive("venues", "Venue", false),
+        "OrganizerArchive": archive("organizers", "Organizer", false),
+        "CategoryArchive": archive("categories", "Term", true),
+        "TagArchive": archive("tags", "Term", true),
     })
 }

@@ -124,9 +124,15 @@ impl ParamSpec {
             ParamKind::Flag | ParamKind::FilterFlag => json!({"type": ["boolean", "string"]}),
             ParamKind::Url => json!({"type": "string", "maxLength": 2048}),
             ParamKind::DateTime => json!({"type": ["string", "integer"]}),
-            ParamKind::Coordinate { limit } => json!({"type": ["number", "string"], "minimum": -limit, "maximum": limit}),
-            ParamKind::IdList => json!({"type": "array", "items": {"type": "integer", "minimum": 1}, "maxItems": 1000}),
-            ParamKind::StatusFilter => json!({"type": "array", "items": {"type": "string", "enum": ["publish", "future", "draft", "pending", "private", "trash", "any"]}}),
+            ParamKind::Coordinate { limit } => {
+                json!({"type": ["number", "string"], "minimum": -limit, "maximum": limit})
+            }
+            ParamKind::IdList => {
+                json!({"type": "array", "items": {"type": "integer", "minimum": 1}, "maxItems": 1000})
+            }
+            ParamKind::StatusFilter => {
+                json!({"type": "array", "items": {"type": "string", "enum": ["publish", "future", "draft", "pending", "private", "trash", "any"]}})
+            }
             ParamKind::Image => json!({"type": ["string", "integer", "boolean"]}),
         };
         if let Some(default) = &self.default {
@@ -314,10 +320,12 @@ fn image_value(value: &Value) -> Result<Value, Invalid> {
             Ok(n) => Ok(json!(n)),
             Err(_) => Err(refused()),
         },
-        Value::String(_) => scalars::url(value).map(|u| json!(u)).map_err(|e| match e.code {
-            SubCode::TooLong => e,
-            _ => refused(),
-        }),
+        Value::String(_) => scalars::url(value)
+            .map(|u| json!(u))
+            .map_err(|e| match e.code {
+                SubCode::TooLong => e,
+                _ => refused(),
+            }),
         _ => Err(refused()),
     }
 }
@@ -468,7 +476,11 @@ mod tests {
     #[test]
     fn all_invalid_parameters_are_reported_together() {
         let raw = RawParams::from_form(b"page=0&translation_language=PT-BR");
-        let err = validate(&specs(), &raw).unwrap().check().unwrap_err().body();
+        let err = validate(&specs(), &raw)
+            .unwrap()
+            .check()
+            .unwrap_err()
+            .body();
         assert_eq!(err["code"], "rest_invalid_param");
         assert_eq!(err["data"]["details"]["page"]["code"], "rest_out_of_bounds");
         assert_eq!(

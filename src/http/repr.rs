@@ -74,7 +74,12 @@ fn put_text(map: &mut Map<String, Value>, key: &str, value: &str) {
 }
 
 /// The fields venues and organizers share, up to and including `slug` and `image`.
-fn linked_head(kind: Kind, meta: &PostMeta, name_key: &str, ctx: &LinkedContext) -> Map<String, Value> {
+fn linked_head(
+    kind: Kind,
+    meta: &PostMeta,
+    name_key: &str,
+    ctx: &LinkedContext,
+) -> Map<String, Value> {
     let status = meta.effective_status(ctx.now);
     let mut m = Map::new();
     m.insert("id".into(), json!(meta.id));
@@ -84,9 +89,16 @@ fn linked_head(kind: Kind, meta: &PostMeta, name_key: &str, ctx: &LinkedContext)
     m.insert("date_utc".into(), json!(format(&meta.date_utc)));
     m.insert("modified".into(), json!(format(&meta.modified_utc)));
     m.insert("modified_utc".into(), json!(format(&meta.modified_utc)));
-    m.insert("url".into(), json!(public_url(ctx.links, kind, meta, status)));
+    m.insert(
+        "url".into(),
+        json!(public_url(ctx.links, kind, meta, status)),
+    );
     put_text(&mut m, name_key, &meta.title);
-    put_text(&mut m, "description", &text::render_paragraphs(&meta.description));
+    put_text(
+        &mut m,
+        "description",
+        &text::render_paragraphs(&meta.description),
+    );
     put_text(&mut m, "excerpt", &text::render_paragraphs(&meta.excerpt));
     m.insert("slug".into(), json!(meta.slug));
     if let Some(img) = &ctx.image {
@@ -138,7 +150,10 @@ fn venue_json_ld(v: &Venue, ctx: &LinkedContext) -> Value {
     ld.insert("name".into(), json!(v.post.title));
     ld.insert(
         "description".into(),
-        json!(text::json_ld_description(&v.post.excerpt, &v.post.description)),
+        json!(text::json_ld_description(
+            &v.post.excerpt,
+            &v.post.description
+        )),
     );
     if let Some(img) = &ctx.image {
         ld.insert("image".into(), json!(img.url));
@@ -188,7 +203,10 @@ pub fn organizer(o: &Organizer, ctx: &LinkedContext) -> Value {
         ld.insert("name".into(), json!(o.post.title));
         ld.insert(
             "description".into(),
-            json!(text::json_ld_description(&o.post.excerpt, &o.post.description)),
+            json!(text::json_ld_description(
+                &o.post.excerpt,
+                &o.post.description
+            )),
         );
         if let Some(img) = &ctx.image {
             ld.insert("image".into(), json!(img.url));
@@ -249,7 +267,11 @@ pub fn term(view: &TermView, links: &Links, allow: Option<&[&str]>) -> Value {
         if let Some(up) = &up_url {
             l.insert("up".into(), json!([{"embeddable": true, "href": up}]));
         }
-        let filter = if t.kind == Kind::Category { "categories" } else { "tags" };
+        let filter = if t.kind == Kind::Category {
+            "categories"
+        } else {
+            "tags"
+        };
         l.insert(
             "wp:post_type".into(),
             json!([{"href": format!("{}?{filter}={}", links.route("/events"), t.id)}]),

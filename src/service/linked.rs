@@ -262,7 +262,14 @@ pub fn create<R: LinkedKind>(
     mut invalid: Vec<(String, Invalid)>,
 ) -> ServiceResult<R> {
     store.write(|tx| {
-        posts::check_references(tx, R::KIND, request.caller, write, request.now, &mut invalid)?;
+        posts::check_references(
+            tx,
+            R::KIND,
+            request.caller,
+            write,
+            request.now,
+            &mut invalid,
+        )?;
         fail_if_invalid(invalid)?;
         if !request.caller.has(Capability::EditPosts) {
             return Err(ServiceError::Forbidden);
@@ -328,7 +335,9 @@ fn duplicate<R: LinkedKind>(
         m.language == request.language
             && m.status != Status::Trash
             && fold(&m.title) == name
-            && description.as_ref().is_none_or(|d| fold(&m.description) == *d)
+            && description
+                .as_ref()
+                .is_none_or(|d| fold(&m.description) == *d)
             && posts::can_read(request.caller, m, request.now)
     }))
 }
@@ -344,7 +353,14 @@ pub fn update<R: LinkedKind>(
 ) -> ServiceResult<R> {
     store.write(|tx| {
         let found = find::<R>(tx, target, request.language, &mut invalid)?;
-        posts::check_references(tx, R::KIND, request.caller, write, request.now, &mut invalid)?;
+        posts::check_references(
+            tx,
+            R::KIND,
+            request.caller,
+            write,
+            request.now,
+            &mut invalid,
+        )?;
         fail_if_invalid(invalid)?;
         let mut record = select_member(tx, found.expect("checked above"), target, request)?;
         let access = posts::access(record.meta(), request.now);

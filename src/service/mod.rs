@@ -25,7 +25,10 @@ pub enum ServiceError {
     /// `author` set to another user without editor rights.
     CannotEditOthers,
     /// A translation group already has a member in this language.
-    TranslationConflict { language: Language, translation_id: u64 },
+    TranslationConflict {
+        language: Language,
+        translation_id: u64,
+    },
     /// A list page past the end (post kinds).
     PageNotFound(Kind),
     /// term_exists with the existing term.

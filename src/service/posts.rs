@@ -50,14 +50,20 @@ pub fn check_references(
         if !tx.user_exists(author)? {
             invalid.push((
                 "author".into(),
-                Invalid::new(SubCode::InvalidReference, "must be the ID of an existing user."),
+                Invalid::new(
+                    SubCode::InvalidReference,
+                    "must be the ID of an existing user.",
+                ),
             ));
         }
     }
     match &write.image {
         Some(ImageChange::Id(id)) if tx.image(*id)?.is_none() => invalid.push((
             "image".into(),
-            Invalid::new(SubCode::InvalidReference, "must be the ID of an existing image."),
+            Invalid::new(
+                SubCode::InvalidReference,
+                "must be the ID of an existing image.",
+            ),
         )),
         Some(ImageChange::Url(_)) if !caller.has(Capability::UploadFiles) => invalid.push((
             "image".into(),
@@ -272,13 +278,11 @@ pub fn claim_slug(
     id: u64,
 ) -> ServiceResult<String> {
     let mut failure = None;
-    let chosen = slug::make_unique(candidate, |s| {
-        match tx.slug_owner(kind, language, s) {
-            Ok(owner) => owner.is_some_and(|o| o != id),
-            Err(e) => {
-                failure.get_or_insert(e);
-                false
-            }
+    let chosen = slug::make_unique(candidate, |s| match tx.slug_owner(kind, language, s) {
+        Ok(owner) => owner.is_some_and(|o| o != id),
+        Err(e) => {
+            failure.get_or_insert(e);
+            false
         }
     });
     if let Some(e) = failure {
@@ -289,14 +293,19 @@ pub fn claim_slug(
 }
 
 /// Moves a record to the trash (§4.5): status and slug remembered, `__trashed` slug.
-pub fn trash(tx: &mut WriteTx, kind: Kind, meta: &mut PostMeta, now: NaiveDateTime) -> ServiceResult<()> {
+pub fn trash(
+    tx: &mut WriteTx,
+    kind: Kind,
+    meta: &mut PostMeta,
+    now: NaiveDateTime,
+) -> ServiceResult<()> {
     tx.remove_slug(kind, meta.language, &meta.slug)?;
     let mut cut = meta.slug.clone();
     while cut.len() > 191 {
         cut.pop();
     }
     let trashed = format!("{cut}__trashed");
-    meta.slug_before_trash = Some(std::mem::replace(&mut meta.slug, String::new()));
+    meta.slug_before_trash = Some(std::mem::take(&mut meta.slug));
     meta.slug = claim_slug(tx, kind, meta.language, &trashed, meta.id)?;
     meta.status_before_trash = Some(meta.status);
     meta.status = Status::Trash;

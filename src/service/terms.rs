@@ -73,7 +73,12 @@ pub fn view(rx: &impl Reads, term: Term) -> ServiceResult<TermView> {
 }
 
 /// Step 9 for the ID of a term route: unknown, deleted or other-kind IDs are invalid.
-fn find(rx: &impl Reads, kind: Kind, id: u64, invalid: &mut Vec<(String, Invalid)>) -> ServiceResult<Option<Term>> {
+fn find(
+    rx: &impl Reads,
+    kind: Kind,
+    id: u64,
+    invalid: &mut Vec<(String, Invalid)>,
+) -> ServiceResult<Option<Term>> {
     let found = rx.get_record::<Term>(kind, id)?;
     if found.is_none() {
         invalid.push(("id".into(), unknown(kind.name())));
@@ -132,11 +137,21 @@ fn require_manage(caller: Caller, kind: Kind) -> ServiceResult<()> {
     }
 }
 
-pub fn get(store: &Store, kind: Kind, request: &Request, id: u64, mut invalid: Vec<(String, Invalid)>) -> ServiceResult<TermView> {
+pub fn get(
+    store: &Store,
+    kind: Kind,
+    request: &Request,
+    id: u64,
+    mut invalid: Vec<(String, Invalid)>,
+) -> ServiceResult<TermView> {
     let rx = store.read()?;
     let found = find(&rx, kind, id, &mut invalid)?;
     fail_if_invalid(invalid)?;
-    let term = select_member(&rx, found.expect("checked above"), request.explicit_language)?;
+    let term = select_member(
+        &rx,
+        found.expect("checked above"),
+        request.explicit_language,
+    )?;
     view(&rx, term)
 }
 
@@ -151,7 +166,14 @@ fn same_name(terms: &[Term], kind: Kind, name: &str, parent: u64) -> Option<u64>
 }
 
 /// §5.3: candidate, then parent slugs appended up the hierarchy, then `-2`, `-3`, ...
-fn unique_slug(tx: &WriteTx, kind: Kind, language: Language, candidate: &str, parent: u64, own: u64) -> ServiceResult<String> {
+fn unique_slug(
+    tx: &WriteTx,
+    kind: Kind,
+    language: Language,
+    candidate: &str,
+    parent: u64,
+    own: u64,
+) -> ServiceResult<String> {
     let taken = |s: &str| -> ServiceResult<bool> {
         Ok(tx.slug_owner(kind, language, s)?.is_some_and(|o| o != own))
     };
@@ -215,7 +237,13 @@ fn clean_description(caller: Caller, description: &str) -> String {
 }
 
 /// `POST /categories`, `POST /tags`.
-pub fn create(store: &Store, kind: Kind, request: &Request, write: &TermWrite, mut invalid: Vec<(String, Invalid)>) -> ServiceResult<TermView> {
+pub fn create(
+    store: &Store,
+    kind: Kind,
+    request: &Request,
+    write: &TermWrite,
+    mut invalid: Vec<(String, Invalid)>,
+) -> ServiceResult<TermView> {
     store.write(|tx| {
         check_write(tx, kind, request.language, write, &mut invalid)?;
         fail_if_invalid(invalid)?;
@@ -225,7 +253,11 @@ pub fn create(store: &Store, kind: Kind, request: &Request, write: &TermWrite, m
         }
         let name = write.name.clone().unwrap_or_default();
         let parent = write.parent.unwrap_or(0);
-        let requested_slug = write.slug.as_deref().map(slug::sanitize).filter(|s| !s.is_empty());
+        let requested_slug = write
+            .slug
+            .as_deref()
+            .map(slug::sanitize)
+            .filter(|s| !s.is_empty());
         let siblings: Vec<Term> = tx
             .scan::<Term>(kind)?
             .into_iter()
@@ -233,10 +265,15 @@ pub fn create(store: &Store, kind: Kind, request: &Request, write: &TermWrite, m
             .collect();
         // §5.2 duplicate names.
         if let Some(existing) = same_name(&siblings, kind, &name, parent) {
-            let existing_slug = siblings.iter().find(|t| t.id == existing).map(|t| t.slug.clone());
+            let existing_slug = siblings
+                .iter()
+                .find(|t| t.id == existing)
+                .map(|t| t.slug.clone());
             match &requested_slug {
                 None => return Err(ServiceError::TermExists(existing)),
-                Some(s) if Some(s) == existing_slug.as_ref() => return Err(ServiceError::TermExists(existing)),
+                Some(s) if Some(s) == existing_slug.as_ref() => {
+                    return Err(ServiceError::TermExists(existing))
+                }
                 Some(s) => {
                     if let Some(holder) = siblings.iter().find(|t| &t.slug == s) {
                         if kind == Kind::Tag {
@@ -263,7 +300,10 @@ pub fn create(store: &Store, kind: Kind, request: &Request, write: &TermWrite, m
             group: id,
             name,
             slug,
-            description: clean_description(request.caller, write.description.as_deref().unwrap_or("")),
+            description: clean_description(
+                request.caller,
+                write.description.as_deref().unwrap_or(""),
+            ),
             parent,
         };
         tx.set_slug(kind, term.language, &term.slug, id)?;
@@ -275,10 +315,20 @@ pub fn create(store: &Store, kind: Kind, request: &Request, write: &TermWrite, m
 }
 
 /// `POST/PUT/PATCH /categories/{id}`, `/tags/{id}`.
-pub fn update(store: &Store, kind: Kind, request: &Request, id: u64, write: &TermWrite, mut invalid: Vec<(String, Invalid)>) -> ServiceResult<TermView> {
+pub fn update(
+    store: &Store,
+    kind: Kind,
+    request: &Request,
+    id: u64,
+    write: &TermWrite,
+    mut invalid: Vec<(String, Invalid)>,
+) -> ServiceResult<TermView> {
     store.write(|tx| {
         let found = find(tx, kind, id, &mut invalid)?;
-        let language = found.as_ref().map(|t| t.language).unwrap_or(request.language);
+        let language = found
+            .as_ref()
+            .map(|t| t.language)
+            .unwrap_or(request.language);
         check_write(tx, kind, language, write, &mut invalid)?;
         fail_if_invalid(invalid)?;
         let mut term = select_member(tx, found.expect("checked above"), request.explicit_language)?;
@@ -294,7 +344,10 @@ pub fn update(store: &Store, kind: Kind, request: &Request, id: u64, write: &Ter
                 if ancestor == term.id {
                     return Err(ServiceError::TermCycle);
                 }
-                ancestor = tx.get_record::<Term>(kind, ancestor)?.map(|a| a.parent).unwrap_or(0);
+                ancestor = tx
+                    .get_record::<Term>(kind, ancestor)?
+                    .map(|a| a.parent)
+                    .unwrap_or(0);
             }
             term.parent = parent;
         }
@@ -310,7 +363,9 @@ pub fn update(store: &Store, kind: Kind, request: &Request, id: u64, write: &Ter
             if derived {
                 candidate = slug::sanitize(&term.name);
             }
-            let taken = tx.slug_owner(kind, term.language, &candidate)?.is_some_and(|o| o != term.id);
+            let taken = tx
+                .slug_owner(kind, term.language, &candidate)?
+                .is_some_and(|o| o != term.id);
             let new_slug = if taken && !parent_changes && !derived {
                 return Err(ServiceError::DuplicateTermSlug);
             } else if candidate.is_empty() {
@@ -332,14 +387,24 @@ pub fn update(store: &Store, kind: Kind, request: &Request, id: u64, write: &Ter
 
 /// `DELETE /categories/{id}`, `/tags/{id}`: permanent; children move up to the deleted
 /// category's parent; the term leaves its group. Returns the term as it was.
-pub fn delete(store: &Store, kind: Kind, request: &Request, id: u64, mut invalid: Vec<(String, Invalid)>) -> ServiceResult<TermView> {
+pub fn delete(
+    store: &Store,
+    kind: Kind,
+    request: &Request,
+    id: u64,
+    mut invalid: Vec<(String, Invalid)>,
+) -> ServiceResult<TermView> {
     store.write(|tx| {
         let found = find(tx, kind, id, &mut invalid)?;
         fail_if_invalid(invalid)?;
         let term = select_member(tx, found.expect("checked above"), request.explicit_language)?;
         require_manage(request.caller, kind)?;
         let before = view(tx, term.clone())?;
-        for mut child in tx.scan::<Term>(kind)?.into_iter().filter(|t| t.parent == term.id) {
+        for mut child in tx
+            .scan::<Term>(kind)?
+            .into_iter()
+            .filter(|t| t.parent == term.id)
+        {
             child.parent = term.parent;
             tx.put_record(kind, child.id, &child)?;
         }
@@ -367,7 +432,13 @@ pub struct TermListQuery {
 
 /// The selection of terms.md §3.2 and the ordering of §3.3. Term lists are small and not in
 /// the search index: they are computed from the store.
-pub fn list(store: &Store, kind: Kind, request: &Request, query: &TermListQuery, mut invalid: Vec<(String, Invalid)>) -> ServiceResult<Page<TermView>> {
+pub fn list(
+    store: &Store,
+    kind: Kind,
+    request: &Request,
+    query: &TermListQuery,
+    mut invalid: Vec<(String, Invalid)>,
+) -> ServiceResult<Page<TermView>> {
     let rx = store.read()?;
     let terms: Vec<Term> = rx
         .scan::<Term>(kind)?
@@ -377,7 +448,10 @@ pub fn list(store: &Store, kind: Kind, request: &Request, query: &TermListQuery,
     let known = |ids: &[u64]| ids.iter().all(|id| terms.iter().any(|t| t.id == *id));
     for (name, ids) in [("include", &query.include), ("exclude", &query.exclude)] {
         if ids.as_deref().is_some_and(|ids| !known(ids)) {
-            invalid.push((name.into(), unknown(&format!("{} in this language", kind.name()))));
+            invalid.push((
+                name.into(),
+                unknown(&format!("{} in this language", kind.name())),
+            ));
         }
     }
     if let Some(parent) = query.parent.filter(|p| *p != 0) {
@@ -392,8 +466,17 @@ pub fn list(store: &Store, kind: Kind, request: &Request, query: &TermListQuery,
         .map(|q| SearchQuery::parse(q, request.language))
         .filter(|q| !q.is_empty());
     let wanted_slug = query.slug.as_deref().map(slug::sanitize);
-    let counts: Vec<u64> = terms.iter().map(|t| rx.term_count(t.id)).collect::<Result<_, _>>()?;
-    let count_of = |id: u64| terms.iter().position(|t| t.id == id).map(|i| counts[i]).unwrap_or(0);
+    let counts: Vec<u64> = terms
+        .iter()
+        .map(|t| rx.term_count(t.id))
+        .collect::<Result<_, _>>()?;
+    let count_of = |id: u64| {
+        terms
+            .iter()
+            .position(|t| t.id == id)
+            .map(|i| counts[i])
+            .unwrap_or(0)
+    };
     // A category with count 0 stays when a descendant has a count (step 8).
     let has_counted_descendant = |id: u64| {
         let mut stack = vec![id];
@@ -410,17 +493,38 @@ pub fn list(store: &Store, kind: Kind, request: &Request, query: &TermListQuery,
     let mut selected: Vec<&Term> = terms
         .iter()
         .filter(|t| query.include.as_ref().is_none_or(|ids| ids.contains(&t.id)))
-        .filter(|t| query.exclude.as_ref().is_none_or(|ids| !ids.contains(&t.id)))
-        .filter(|t| search.as_ref().is_none_or(|q| q.matches(&[&t.name, &t.slug])))
+        .filter(|t| {
+            query
+                .exclude
+                .as_ref()
+                .is_none_or(|ids| !ids.contains(&t.id))
+        })
+        .filter(|t| {
+            search
+                .as_ref()
+                .is_none_or(|q| q.matches(&[&t.name, &t.slug]))
+        })
         .filter(|t| wanted_slug.as_ref().is_none_or(|s| &t.slug == s))
         .filter(|t| query.parent.is_none_or(|p| t.parent == p))
-        .filter(|t| !query.hide_empty || count_of(t.id) > 0 || (kind == Kind::Category && has_counted_descendant(t.id)))
+        .filter(|t| {
+            !query.hide_empty
+                || count_of(t.id) > 0
+                || (kind == Kind::Category && has_counted_descendant(t.id))
+        })
         .collect();
-    let position = |id: u64| query.include.as_ref().and_then(|ids| ids.iter().position(|i| *i == id));
+    let position = |id: u64| {
+        query
+            .include
+            .as_ref()
+            .and_then(|ids| ids.iter().position(|i| *i == id))
+    };
     selected.sort_by(|a, b| {
         let key = match query.orderby.as_str() {
             "slug" => a.slug.cmp(&b.slug),
-            "description" => a.description.to_lowercase().cmp(&b.description.to_lowercase()),
+            "description" => a
+                .description
+                .to_lowercase()
+                .cmp(&b.description.to_lowercase()),
             "count" => count_of(a.id).cmp(&count_of(b.id)),
             "id" | "term_id" | "term_group" | "none" => a.id.cmp(&b.id),
             "parent" => a.parent.cmp(&b.parent),
@@ -432,7 +536,11 @@ pub fn list(store: &Store, kind: Kind, request: &Request, query: &TermListQuery,
     });
     let all = selected.into_iter().cloned().collect::<Vec<_>>();
     let page = Page::of(all, query.page, query.per_page);
-    let items = page.items.into_iter().map(|t| view(&rx, t)).collect::<Result<Vec<_>, _>>()?;
+    let items = page
+        .items
+        .into_iter()
+        .map(|t| view(&rx, t))
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(Page {
         items,
         total: page.total,

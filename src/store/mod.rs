@@ -212,11 +212,7 @@ pub trait Reads {
 /// tables with the same method names, so one body serves both.
 macro_rules! read_methods {
     () => {
-        fn get_record<T: DeserializeOwned>(
-            &self,
-            kind: Kind,
-            id: u64,
-        ) -> StoreResult<Option<T>> {
+        fn get_record<T: DeserializeOwned>(&self, kind: Kind, id: u64) -> StoreResult<Option<T>> {
             let table = self.txn.open_table(records_table(kind))?;
             let found = table.get(id)?;
             Ok(match found {
@@ -448,7 +444,7 @@ mod tests {
                 tx.put_record(Kind::Event, event, &"concert".to_string())?;
                 tx.put_record(Kind::Venue, venue, &"hall".to_string())?;
                 tx.set_slug(Kind::Event, Language::En, "concert", event)?;
-                Ok((event, venue, tag))
+                StoreResult::Ok((event, venue, tag))
             })
             .unwrap();
         assert_eq!(ids, (1, 2, 1));

@@ -390,7 +390,7 @@ pub fn check_openapi(doc: &Value) -> Vec<String> {
                 }
                 if let Some(schemas) = c.get("schemas").and_then(|s| s.as_object()) {
                     for (n, s) in schemas {
-                        check_schema(doc, s, &format!("components.schemas.{n}"), &mut e);
+                        check_schema(s, &format!("components.schemas.{n}"), &mut e);
                     }
                 }
                 if let Some(ps) = c.get("parameters").and_then(|s| s.as_object()) {
@@ -540,12 +540,7 @@ pub fn check_openapi(doc: &Value) -> Vec<String> {
                             Some(c) => {
                                 for (mt, m) in c {
                                     if let Some(s) = m.get("schema") {
-                                        check_schema(
-                                            doc,
-                                            s,
-                                            &format!("{at} requestBody {mt}"),
-                                            &mut e,
-                                        );
+                                        check_schema(s, &format!("{at} requestBody {mt}"), &mut e);
                                     }
                                 }
                             }
@@ -634,7 +629,7 @@ fn check_parameter(doc: &Value, p: &Value, at: &str, e: &mut Vec<String>) {
         ));
     }
     if let Some(s) = p.get("schema") {
-        check_schema(doc, s, &format!("{at} schema"), e);
+        check_schema(s, &format!("{at} schema"), e);
     }
     if let Some(st) = p.get("style").and_then(|s| s.as_str()) {
         if ![
@@ -669,7 +664,7 @@ fn check_header(doc: &Value, h: &Value, at: &str, e: &mut Vec<String>) {
         }
     }
     if let Some(s) = h.get("schema") {
-        check_schema(doc, s, &format!("{at} schema"), e);
+        check_schema(s, &format!("{at} schema"), e);
     }
 }
 
@@ -693,7 +688,7 @@ fn check_response(doc: &Value, r: &Value, at: &str, e: &mut Vec<String>) {
             Some(c) => {
                 for (mt, m) in c {
                     if let Some(s) = m.get("schema") {
-                        check_schema(doc, s, &format!("{at} {mt}"), e);
+                        check_schema(s, &format!("{at} {mt}"), e);
                     }
                 }
             }
@@ -705,11 +700,11 @@ fn check_response(doc: &Value, r: &Value, at: &str, e: &mut Vec<String>) {
 /// Schema-level checks: valid types, `required` arrays (naming declared properties),
 /// 2020-12 forms (`items` a schema, numeric `exclusiveMinimum`), no 3.0-only `nullable`, no
 /// `format: date-time` (the contract describes date-times with a `pattern`).
-pub fn check_schema(doc: &Value, s: &Value, at: &str, e: &mut Vec<String>) {
-    check_schema_depth(doc, s, at, e, 0)
+pub fn check_schema(s: &Value, at: &str, e: &mut Vec<String>) {
+    check_schema_depth(s, at, e, 0)
 }
 
-fn check_schema_depth(doc: &Value, s: &Value, at: &str, e: &mut Vec<String>, depth: usize) {
+fn check_schema_depth(s: &Value, at: &str, e: &mut Vec<String>, depth: usize) {
     if depth > 64 {
         return;
     }
@@ -786,7 +781,7 @@ fn check_schema_depth(doc: &Value, s: &Value, at: &str, e: &mut Vec<String>, dep
         match p.as_object() {
             Some(p) => {
                 for (k, v) in p {
-                    check_schema_depth(doc, v, &format!("{at}.{k}"), e, depth + 1);
+                    check_schema_depth(v, &format!("{at}.{k}"), e, depth + 1);
                 }
             }
             None => e.push(format!("{at}: properties must be an object")),
@@ -798,18 +793,18 @@ fn check_schema_depth(doc: &Value, s: &Value, at: &str, e: &mut Vec<String>, dep
                 "{at}: `items` must be a schema in 3.1 (use prefixItems)"
             ));
         } else {
-            check_schema_depth(doc, i, &format!("{at}[]"), e, depth + 1);
+            check_schema_depth(i, &format!("{at}[]"), e, depth + 1);
         }
     }
     if let Some(ap) = m.get("additionalProperties") {
-        check_schema_depth(doc, ap, &format!("{at}.*"), e, depth + 1);
+        check_schema_depth(ap, &format!("{at}.*"), e, depth + 1);
     }
     for k in ["anyOf", "oneOf", "allOf", "prefixItems"] {
         if let Some(v) = m.get(k) {
             match v.as_array() {
                 Some(a) if !a.is_empty() => {
                     for (i, x) in a.iter().enumerate() {
-                        check_schema_depth(doc, x, &format!("{at}.{k}[{i}]"), e, depth + 1);
+                        check_schema_depth(x, &format!("{at}.{k}[{i}]"), e, depth + 1);
                     }
                 }
                 _ => e.push(format!("{at}: {k} must be a non-empty array")),
@@ -817,6 +812,6 @@ fn check_schema_depth(doc: &Value, s: &Value, at: &str, e: &mut Vec<String>, dep
         }
     }
     if let Some(n) = m.get("not") {
-        check_schema_depth(doc, n, &format!("{at}.not"), e, depth + 1);
+        check_schema_depth(n, &format!("{at}.not"), e, depth + 1);
     }
 }

@@ -72,14 +72,23 @@ impl LinkedResource for Venue {
         specs.push(ParamSpec::query("website", ParamKind::Url));
         specs.push(ParamSpec::query("show_map", ParamKind::Flag));
         specs.push(ParamSpec::query("show_map_link", ParamKind::Flag));
-        specs.push(ParamSpec::query("geo_lat", ParamKind::Coordinate { limit: 90.0 }));
-        specs.push(ParamSpec::query("geo_lng", ParamKind::Coordinate { limit: 180.0 }));
+        specs.push(ParamSpec::query(
+            "geo_lat",
+            ParamKind::Coordinate { limit: 90.0 },
+        ));
+        specs.push(ParamSpec::query(
+            "geo_lng",
+            ParamKind::Coordinate { limit: 180.0 },
+        ));
         specs
     }
 
     fn fields(params: &mut Params) -> VenueFields {
         // geo_lat and geo_lng are set or cleared together (§5.3).
-        let geo = match (params.get("geo_lat").cloned(), params.get("geo_lng").cloned()) {
+        let geo = match (
+            params.get("geo_lat").cloned(),
+            params.get("geo_lng").cloned(),
+        ) {
             (None, None) => None,
             (Some(Value::String(a)), Some(Value::String(b))) if a.is_empty() && b.is_empty() => {
                 Some(None)
@@ -160,8 +169,7 @@ const WRITABLE_STATUSES: &[&str] = &["publish", "future", "draft", "pending", "p
 
 /// The write fields common to post kinds, as parameters (venues-organizers.md §5.3).
 fn common_write_params<R: LinkedResource>(create: bool) -> Vec<ParamSpec> {
-    let mut name = ParamSpec::query(R::NAME_FIELD, ParamKind::NonEmptyString)
-        .describe("The name.");
+    let mut name = ParamSpec::query(R::NAME_FIELD, ParamKind::NonEmptyString).describe("The name.");
     name.required = create;
     let mut specs = vec![
         name,
@@ -173,12 +181,14 @@ fn common_write_params<R: LinkedResource>(create: bool) -> Vec<ParamSpec> {
             },
         )
         .describe("User ID of the owner."),
-        ParamSpec::query("date", ParamKind::DateTime).describe("Publication date (site time zone, UTC)."),
+        ParamSpec::query("date", ParamKind::DateTime)
+            .describe("Publication date (site time zone, UTC)."),
         ParamSpec::query("date_utc", ParamKind::DateTime).describe("Publication date in UTC."),
         ParamSpec::query("description", ParamKind::String),
         ParamSpec::query("excerpt", ParamKind::String),
         ParamSpec::query("status", ParamKind::Enum(WRITABLE_STATUSES)),
-        ParamSpec::query("image", ParamKind::Image).describe("Image ID or URL; empty, 0 or false removes it."),
+        ParamSpec::query("image", ParamKind::Image)
+            .describe("Image ID or URL; empty, 0 or false removes it."),
         ParamSpec::query(
             "translation_of",
             ParamKind::Integer {
@@ -197,7 +207,9 @@ fn post_write<R: LinkedResource>(params: &mut Params) -> PostWrite {
     let utc = Zone::Utc;
     let now = chrono::Utc::now();
     let date = |params: &Params, name: &str| -> Option<DateTimeValue> {
-        params.get(name).and_then(|v| datetime::parse(v, &utc, now).ok())
+        params
+            .get(name)
+            .and_then(|v| datetime::parse(v, &utc, now).ok())
     };
     let title = params.str(R::NAME_FIELD).map(|s| s.trim().to_string());
     if title.as_deref() == Some("") {
@@ -229,14 +241,22 @@ fn list_params() -> Vec<ParamSpec> {
         ParamSpec::query("search", ParamKind::NonEmptyString).describe("Words to search for."),
         ParamSpec::query("orderby", ParamKind::Enum(&["relevance"]))
             .describe("Order by search relevance (needs search)."),
-        ParamSpec::query("status", ParamKind::StatusFilter)
-            .describe("Statuses to list, or any."),
+        ParamSpec::query("status", ParamKind::StatusFilter).describe("Statuses to list, or any."),
     ]);
     specs
 }
 
 pub fn routes<R: LinkedResource>() -> Vec<Route> {
-    let id = || ParamSpec::path("id", "Record ID.", ParamKind::Integer { minimum: Some(0), maximum: None });
+    let id = || {
+        ParamSpec::path(
+            "id",
+            "Record ID.",
+            ParamKind::Integer {
+                minimum: Some(0),
+                maximum: None,
+            },
+        )
+    };
     let slug = || ParamSpec::path("slug", "Record slug.", ParamKind::NonEmptyString);
     let endpoint = |group, operation_id: String, class, response, params, handler| Endpoint {
         group,
@@ -257,24 +277,80 @@ pub fn routes<R: LinkedResource>() -> Vec<Route> {
         Route {
             segments: R::COLLECTION_PATH,
             endpoints: vec![
-                endpoint(Group::Read, format!("list{}", R::PLURAL), OperationClass::List, ResponseSchema::Component(format!("{}Archive", R::SINGULAR)), list_params(), list::<R>),
-                endpoint(Group::Create, format!("create{}", R::SINGULAR), OperationClass::Create, single(), common_write_params::<R>(true), create::<R>),
+                endpoint(
+                    Group::Read,
+                    format!("list{}", R::PLURAL),
+                    OperationClass::List,
+                    ResponseSchema::Component(format!("{}Archive", R::SINGULAR)),
+                    list_params(),
+                    list::<R>,
+                ),
+                endpoint(
+                    Group::Create,
+                    format!("create{}", R::SINGULAR),
+                    OperationClass::Create,
+                    single(),
+                    common_write_params::<R>(true),
+                    create::<R>,
+                ),
             ],
         },
         Route {
             segments: R::ID_PATH,
             endpoints: vec![
-                endpoint(Group::Read, format!("get{}", R::SINGULAR), OperationClass::GetSingle, single(), vec![id()], get::<R>),
-                endpoint(Group::Delete, format!("delete{}", R::SINGULAR), OperationClass::DeletePost, single(), vec![id()], delete::<R>),
-                endpoint(Group::Edit, format!("update{}", R::SINGULAR), OperationClass::Update, single(), with(id(), common_write_params::<R>(false)), update::<R>),
+                endpoint(
+                    Group::Read,
+                    format!("get{}", R::SINGULAR),
+                    OperationClass::GetSingle,
+                    single(),
+                    vec![id()],
+                    get::<R>,
+                ),
+                endpoint(
+                    Group::Delete,
+                    format!("delete{}", R::SINGULAR),
+                    OperationClass::DeletePost,
+                    single(),
+                    vec![id()],
+                    delete::<R>,
+                ),
+                endpoint(
+                    Group::Edit,
+                    format!("update{}", R::SINGULAR),
+                    OperationClass::Update,
+                    single(),
+                    with(id(), common_write_params::<R>(false)),
+                    update::<R>,
+                ),
             ],
         },
         Route {
             segments: R::SLUG_PATH,
             endpoints: vec![
-                endpoint(Group::Read, format!("get{}BySlug", R::SINGULAR), OperationClass::GetSingle, single(), vec![slug()], get::<R>),
-                endpoint(Group::Delete, format!("delete{}BySlug", R::SINGULAR), OperationClass::DeletePost, single(), vec![slug()], delete::<R>),
-                endpoint(Group::Edit, format!("update{}BySlug", R::SINGULAR), OperationClass::Update, single(), with(slug(), common_write_params::<R>(false)), update::<R>),
+                endpoint(
+                    Group::Read,
+                    format!("get{}BySlug", R::SINGULAR),
+                    OperationClass::GetSingle,
+                    single(),
+                    vec![slug()],
+                    get::<R>,
+                ),
+                endpoint(
+                    Group::Delete,
+                    format!("delete{}BySlug", R::SINGULAR),
+                    OperationClass::DeletePost,
+                    single(),
+                    vec![slug()],
+                    delete::<R>,
+                ),
+                endpoint(
+                    Group::Edit,
+                    format!("update{}BySlug", R::SINGULAR),
+                    OperationClass::Update,
+                    single(),
+                    with(slug(), common_write_params::<R>(false)),
+                    update::<R>,
+                ),
             ],
         },
     ]
@@ -289,7 +365,12 @@ fn target(ctx: &Context) -> Target {
 }
 
 /// The representation with its image and visible translations.
-fn represent<R: LinkedResource>(state: &AppState, ctx: &Context, record: &R, json_ld: bool) -> Result<Value, ApiError> {
+fn represent<R: LinkedResource>(
+    state: &AppState,
+    ctx: &Context,
+    record: &R,
+    json_ld: bool,
+) -> Result<Value, ApiError> {
     let rx = state.store.read()?;
     let now = chrono::Utc::now().naive_utc();
     let meta = record.meta();
@@ -309,8 +390,13 @@ fn represent<R: LinkedResource>(state: &AppState, ctx: &Context, record: &R, jso
 }
 
 fn get<R: LinkedResource>(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
-    let record: R = linked::get(&state.store, &request(ctx), &target(ctx), invalid(&ctx.params))
-        .map_err(|e| from_service(e, ctx.caller))?;
+    let record: R = linked::get(
+        &state.store,
+        &request(ctx),
+        &target(ctx),
+        invalid(&ctx.params),
+    )
+    .map_err(|e| from_service(e, ctx.caller))?;
     Ok(ApiResponse::ok(represent(state, ctx, &record, true)?))
 }
 
@@ -318,11 +404,18 @@ fn create<R: LinkedResource>(state: &AppState, ctx: &Context) -> Result<ApiRespo
     let mut params = ctx.params.clone();
     let write = post_write::<R>(&mut params);
     let fields = R::fields(&mut params);
-    let record: R = linked::create(&state.store, &request(ctx), &write, &fields, invalid(&params))
-        .map_err(|e| from_service(e, ctx.caller))?;
+    let record: R = linked::create(
+        &state.store,
+        &request(ctx),
+        &write,
+        &fields,
+        invalid(&params),
+    )
+    .map_err(|e| from_service(e, ctx.caller))?;
     let mut answer = ApiResponse::ok(represent(state, ctx, &record, false)?).header(
         LOCATION,
-        ctx.links.route(&format!("/{}/{}", R::COLLECTION, record.meta().id)),
+        ctx.links
+            .route(&format!("/{}/{}", R::COLLECTION, record.meta().id)),
     );
     answer.status = StatusCode::CREATED;
     Ok(answer)
@@ -332,14 +425,26 @@ fn update<R: LinkedResource>(state: &AppState, ctx: &Context) -> Result<ApiRespo
     let mut params = ctx.params.clone();
     let write = post_write::<R>(&mut params);
     let fields = R::fields(&mut params);
-    let record: R = linked::update(&state.store, &request(ctx), &target(ctx), &write, &fields, invalid(&params))
-        .map_err(|e| from_service(e, ctx.caller))?;
+    let record: R = linked::update(
+        &state.store,
+        &request(ctx),
+        &target(ctx),
+        &write,
+        &fields,
+        invalid(&params),
+    )
+    .map_err(|e| from_service(e, ctx.caller))?;
     Ok(ApiResponse::ok(represent(state, ctx, &record, false)?))
 }
 
 fn delete<R: LinkedResource>(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
-    let record: R = linked::delete(&state.store, &request(ctx), &target(ctx), invalid(&ctx.params))
-        .map_err(|e| from_service(e, ctx.caller))?;
+    let record: R = linked::delete(
+        &state.store,
+        &request(ctx),
+        &target(ctx),
+        invalid(&ctx.params),
+    )
+    .map_err(|e| from_service(e, ctx.caller))?;
     Ok(ApiResponse::ok(represent(state, ctx, &record, false)?))
 }
 

@@ -128,7 +128,16 @@ fn write_params(kind: Kind, create: bool) -> Vec<ParamSpec> {
 
 pub fn routes(kind: Kind) -> Vec<Route> {
     let r = spec_of(kind);
-    let id = || ParamSpec::path("id", "Term ID.", ParamKind::Integer { minimum: Some(0), maximum: None });
+    let id = || {
+        ParamSpec::path(
+            "id",
+            "Term ID.",
+            ParamKind::Integer {
+                minimum: Some(0),
+                maximum: None,
+            },
+        )
+    };
     let endpoint = |group, operation_id: String, class, response: &str, params, handler| Endpoint {
         group,
         operation_id,
@@ -147,16 +156,51 @@ pub fn routes(kind: Kind) -> Vec<Route> {
         Route {
             segments: r.collection_path,
             endpoints: vec![
-                endpoint(Group::Read, format!("list{}", r.plural), OperationClass::List, &format!("{}Archive", r.singular), list_params(kind), list),
-                endpoint(Group::Create, format!("create{}", r.singular), OperationClass::Create, "Term", write_params(kind, true), create),
+                endpoint(
+                    Group::Read,
+                    format!("list{}", r.plural),
+                    OperationClass::List,
+                    &format!("{}Archive", r.singular),
+                    list_params(kind),
+                    list,
+                ),
+                endpoint(
+                    Group::Create,
+                    format!("create{}", r.singular),
+                    OperationClass::Create,
+                    "Term",
+                    write_params(kind, true),
+                    create,
+                ),
             ],
         },
         Route {
             segments: r.id_path,
             endpoints: vec![
-                endpoint(Group::Read, format!("get{}", r.singular), OperationClass::GetSingle, "Term", vec![id()], get),
-                endpoint(Group::Edit, format!("update{}", r.singular), OperationClass::Update, "Term", with_id(write_params(kind, false)), update),
-                endpoint(Group::Delete, format!("delete{}", r.singular), OperationClass::DeleteTerm, "Term", vec![id()], delete),
+                endpoint(
+                    Group::Read,
+                    format!("get{}", r.singular),
+                    OperationClass::GetSingle,
+                    "Term",
+                    vec![id()],
+                    get,
+                ),
+                endpoint(
+                    Group::Edit,
+                    format!("update{}", r.singular),
+                    OperationClass::Update,
+                    "Term",
+                    with_id(write_params(kind, false)),
+                    update,
+                ),
+                endpoint(
+                    Group::Delete,
+                    format!("delete{}", r.singular),
+                    OperationClass::DeleteTerm,
+                    "Term",
+                    vec![id()],
+                    delete,
+                ),
             ],
         },
     ]
@@ -174,7 +218,10 @@ fn allowed(ctx: &Context, kind: Kind) -> &'static [&'static str] {
 fn write(params: &mut Params) -> TermWrite {
     let name = params.str("name").map(terms::clean_name);
     if name.as_deref() == Some("") {
-        params.refuse("name", Invalid::new(SubCode::Empty, "must not be empty after cleaning."));
+        params.refuse(
+            "name",
+            Invalid::new(SubCode::Empty, "must not be empty after cleaning."),
+        );
     }
     TermWrite {
         name,
@@ -195,8 +242,14 @@ fn path_id(ctx: &Context) -> u64 {
 
 fn get(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
     let kind = kind_of(state, ctx);
-    let view = terms::get(&state.store, kind, &request(ctx), path_id(ctx), invalid(&ctx.params))
-        .map_err(|e| from_service(e, ctx.caller))?;
+    let view = terms::get(
+        &state.store,
+        kind,
+        &request(ctx),
+        path_id(ctx),
+        invalid(&ctx.params),
+    )
+    .map_err(|e| from_service(e, ctx.caller))?;
     Ok(ApiResponse::ok(single(ctx, kind, &view, true)))
 }
 
@@ -218,15 +271,28 @@ fn update(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
     let kind = kind_of(state, ctx);
     let mut params = ctx.params.clone();
     let fields = write(&mut params);
-    let view = terms::update(&state.store, kind, &request(ctx), path_id(ctx), &fields, invalid(&params))
-        .map_err(|e| from_service(e, ctx.caller))?;
+    let view = terms::update(
+        &state.store,
+        kind,
+        &request(ctx),
+        path_id(ctx),
+        &fields,
+        invalid(&params),
+    )
+    .map_err(|e| from_service(e, ctx.caller))?;
     Ok(ApiResponse::ok(single(ctx, kind, &view, true)))
 }
 
 fn delete(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
     let kind = kind_of(state, ctx);
-    let view = terms::delete(&state.store, kind, &request(ctx), path_id(ctx), invalid(&ctx.params))
-        .map_err(|e| from_service(e, ctx.caller))?;
+    let view = terms::delete(
+        &state.store,
+        kind,
+        &request(ctx),
+        path_id(ctx),
+        invalid(&ctx.params),
+    )
+    .map_err(|e| from_service(e, ctx.caller))?;
     Ok(ApiResponse::ok(single(ctx, kind, &view, false)))
 }
 
@@ -293,7 +359,11 @@ fn list(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
         explicit_language: params.translation_language().map(|l| l.code()),
     };
     let links = answer.links();
-    let items: Vec<Value> = found.items.iter().map(|v| single(ctx, kind, v, false)).collect();
+    let items: Vec<Value> = found
+        .items
+        .iter()
+        .map(|v| single(ctx, kind, v, false))
+        .collect();
     let mut body = Map::new();
     body.insert("rest_url".into(), json!(links.rest_url));
     body.insert("total".into(), json!(found.total));
