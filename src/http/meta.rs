@@ -5,7 +5,7 @@
 use crate::http::error::ApiError;
 use crate::http::links::{Links, NAMESPACE};
 use crate::http::params::{ParamKind, ParamSpec};
-use crate::http::routes::{Endpoint, Group, OperationClass, ResponseSchema, Route};
+use crate::http::routes::{Endpoint, Group, OperationClass, Permission, ResponseSchema, Route};
 use crate::http::{openapi, ApiResponse, AppState, Context};
 use serde_json::{json, Map, Value};
 use warp::http::header::HeaderName;
@@ -27,6 +27,7 @@ pub fn routes() -> Vec<Route> {
                 ],
                 handler: namespace_index,
                 checks_references: false,
+                permission: Permission::Everyone,
             }],
         },
         Route {
@@ -40,6 +41,7 @@ pub fn routes() -> Vec<Route> {
                 params: vec![],
                 handler: documentation,
                 checks_references: false,
+                permission: Permission::Everyone,
             }],
         },
     ]

@@ -200,13 +200,31 @@ where
         Target::Namespace { route, values, .. } => (route, values),
     };
     let route = &state.routes.routes[route_index];
-    finish.allow = Some(allow_header(&route.methods()));
+    let Some(endpoint) = route
+        .endpoint_for(&method)
+        .or_else(|| (method == Method::OPTIONS).then(|| &route.endpoints[0]))
+    else {
+        // The method-mismatch 404 lists every method of the route (§1.3).
+        finish.allow = Some(allow_header(&route.methods()));
+        return finish.error(&ApiError::no_route());
+    };
+    let guessed_language = query_params
+        .scalar("translation_language")
+        .and_then(|v| v.ok())
+        .and_then(|v| v.as_str())
+        .and_then(Language::from_code)
+        .or(segment)
+        .unwrap_or(Language::En);
+    finish.allow = Some(allow_header(&permitted_methods(
+        state,
+        route,
+        finish.caller,
+        &values,
+        guessed_language,
+    )));
     if method == Method::OPTIONS {
         return finish.success(ApiResponse::ok(meta::route_entry(route, &links)), None);
     }
-    let Some(endpoint) = route.endpoint_for(&method) else {
-        return finish.error(&ApiError::no_route());
-    };
 
     // Step 6: the body (read for the size limit even when it is ignored).
     let bytes = match body::read_limited(headers, body).await {
@@ -289,6 +307,54 @@ fn effective_method(real: &Method, query: &RawParams, headers: &HeaderMap) -> Me
             .unwrap_or_else(|_| Method::from_bytes(b"INVALID").expect("a valid token")),
         None => real.clone(),
     }
+}
+
+/// The route's methods whose permission check passes for this caller and this request's
+/// target (§6.1): record-level for single post-kind routes whose record exists, kind-wide
+/// otherwise.
+fn permitted_methods(
+    state: &AppState,
+    route: &routes::Route,
+    caller: Caller,
+    path: &PathValues,
+    language: Language,
+) -> Vec<Method> {
+    use crate::service::posts;
+    use crate::store::Reads;
+    let now = chrono::Utc::now().naive_utc();
+    let target = |kind| -> Option<crate::model::post::PostMeta> {
+        let rx = state.store.read().ok()?;
+        let id = match (&path.id, &path.slug) {
+            (Some(id), _) => *id,
+            (None, Some(slug)) => rx
+                .slug_owner(kind, language, &crate::values::slug::sanitize(slug))
+                .ok()??,
+            (None, None) => return None,
+        };
+        rx.get_record(kind, id).ok()?
+    };
+    route
+        .endpoints
+        .iter()
+        .filter(|e| match e.permission {
+            routes::Permission::Everyone => true,
+            routes::Permission::CreatePost => caller.has(crate::auth::Capability::EditPosts),
+            routes::Permission::EditPost(kind) => match target(kind) {
+                Some(meta) => {
+                    crate::auth::capabilities::can_edit(caller, &posts::access(&meta, now))
+                }
+                None => caller.has(crate::auth::Capability::EditPosts),
+            },
+            routes::Permission::DeletePost(kind) => match target(kind) {
+                Some(meta) => {
+                    crate::auth::capabilities::can_delete(caller, &posts::access(&meta, now))
+                }
+                None => caller.has(crate::auth::Capability::DeletePosts),
+            },
+            routes::Permission::ManageTerms(kind) => caller.may_manage_terms(kind),
+        })
+        .flat_map(|e| e.group.methods().iter().cloned())
+        .collect()
 }
 
 fn allow_header(methods: &[Method]) -> String {

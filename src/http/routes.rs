@@ -5,7 +5,7 @@
 use crate::http::error::ApiError;
 use crate::http::params::ParamSpec;
 use crate::http::{ApiResponse, AppState, Context};
-use crate::model::Language;
+use crate::model::{Kind, Language};
 use warp::http::Method;
 
 /// One segment of a route path below the namespace.
@@ -76,6 +76,17 @@ pub enum ResponseSchema {
     AnyObject,
 }
 
+/// The route-level permission of an endpoint (common.md §3.5), as the `Allow` header reports
+/// it. The handlers enforce the same rules through the use cases.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Permission {
+    Everyone,
+    CreatePost,
+    EditPost(Kind),
+    DeletePost(Kind),
+    ManageTerms(Kind),
+}
+
 /// A synchronous handler: it runs on the blocking pool, so it may use the store and index.
 pub type Handler = fn(&AppState, &Context) -> Result<ApiResponse, ApiError>;
 
@@ -91,6 +102,7 @@ pub struct Endpoint {
     /// The handler adds reference checks (unknown IDs, ...) to the syntax errors of
     /// [`crate::http::params::validate`] and calls [`crate::http::params::Params::check`] itself.
     pub checks_references: bool,
+    pub permission: Permission,
 }
 
 pub struct Route {
@@ -302,6 +314,7 @@ mod tests {
             params: vec![],
             handler: ok,
             checks_references: false,
+            permission: Permission::Everyone,
         };
         RouteTable::new(vec![
             Route {

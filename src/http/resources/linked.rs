@@ -6,7 +6,9 @@ use crate::http::lists::{self, ListAnswer};
 use crate::http::params::{ParamKind, ParamSpec, Params};
 use crate::http::repr::{self, LinkedContext};
 use crate::http::resources::{invalid, request};
-use crate::http::routes::{Endpoint, Group, OperationClass, ResponseSchema, Route, Seg};
+use crate::http::routes::{
+    Endpoint, Group, OperationClass, Permission, ResponseSchema, Route, Seg,
+};
 use crate::http::{ApiResponse, AppState, Context};
 use crate::model::post::{GeoPoint, Organizer, Venue};
 use crate::model::Status;
@@ -259,6 +261,12 @@ pub fn routes<R: LinkedResource>() -> Vec<Route> {
     };
     let slug = || ParamSpec::path("slug", "Record slug.", ParamKind::NonEmptyString);
     let endpoint = |group, operation_id: String, class, response, params, handler| Endpoint {
+        permission: match group {
+            Group::Read => Permission::Everyone,
+            Group::Create => Permission::CreatePost,
+            Group::Edit => Permission::EditPost(R::KIND),
+            Group::Delete => Permission::DeletePost(R::KIND),
+        },
         group,
         operation_id,
         summary: String::new(),

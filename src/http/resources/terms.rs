@@ -6,7 +6,9 @@ use crate::http::lists::{self, ListAnswer};
 use crate::http::params::{ParamKind, ParamSpec, Params};
 use crate::http::repr;
 use crate::http::resources::{invalid, request};
-use crate::http::routes::{Endpoint, Group, OperationClass, ResponseSchema, Route, Seg};
+use crate::http::routes::{
+    Endpoint, Group, OperationClass, Permission, ResponseSchema, Route, Seg,
+};
 use crate::http::{ApiResponse, AppState, Context};
 use crate::model::Kind;
 use crate::service::terms::{self, TermListQuery, TermView, TermWrite};
@@ -139,6 +141,10 @@ pub fn routes(kind: Kind) -> Vec<Route> {
         )
     };
     let endpoint = |group, operation_id: String, class, response: &str, params, handler| Endpoint {
+        permission: match group {
+            Group::Read => Permission::Everyone,
+            _ => Permission::ManageTerms(kind),
+        },
         group,
         operation_id,
         summary: String::new(),
