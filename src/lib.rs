@@ -1,3 +1,4 @@
+#![recursion_limit = "256"]
 //! almanac: a search-centric events calendar API server, compatible with The Events Calendar's
 //! REST API v1 under the namespace `cal/events/v1`.
 //!

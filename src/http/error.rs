@@ -251,6 +251,26 @@ pub fn from_service(e: crate::service::ServiceError, caller: Caller) -> ApiError
             ),
             "The requested archive page does not exist.",
         ),
+        S::EventNotFound => ApiError::new(
+            StatusCode::NOT_FOUND,
+            "rest-event-not-found",
+            "No event with this ID exists.",
+        ),
+        S::NotAnEvent => ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "rest-invalid-event-id",
+            "The ID does not belong to an event.",
+        ),
+        S::EventGone => ApiError::new(
+            StatusCode::FORBIDDEN,
+            "event-no-longer-available",
+            "This event has been moved to the trash and is no longer available.",
+        ),
+        S::PasswordProtected => ApiError::new(
+            StatusCode::FORBIDDEN,
+            "event-password-protected",
+            "This event is protected by a password; send it in the password parameter.",
+        ),
         S::CannotEditOthers => ApiError::new(
             StatusCode::FORBIDDEN,
             "rest_cannot_edit_others",

@@ -75,11 +75,12 @@ pub fn route_entry(route: &Route, links: &Links) -> Value {
         .endpoints
         .iter()
         .map(|e| {
-            let args: Map<String, Value> = e
-                .params
-                .iter()
-                .map(|p| (p.name.to_string(), p.index_arg()))
-                .collect();
+            // On slug routes the path `slug` and the write field `slug` share a name; the
+            // path parameter, declared first, is the one the index describes.
+            let mut args = Map::new();
+            for p in &e.params {
+                args.entry(p.name.to_string()).or_insert_with(|| p.index_arg());
+            }
             json!({"methods": e.group.methods().iter().map(|m| m.as_str()).collect::<Vec<_>>(), "args": args})
         })
         .collect();

@@ -59,6 +59,7 @@ fn route_table() -> Vec<routes::Route> {
     use crate::model::post::{Organizer, Venue};
     use crate::model::Kind;
     let mut all = meta::routes();
+    all.extend(resources::events::routes());
     all.extend(resources::linked::routes::<Venue>());
     all.extend(resources::linked::routes::<Organizer>());
     all.extend(resources::terms::routes(Kind::Category));

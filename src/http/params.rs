@@ -39,8 +39,21 @@ pub enum ParamKind {
     DateTime,
     /// A number within bounds, or `""` to clear → number or `""`.
     Coordinate { limit: f64 },
+    /// A finite number within bounds (`exclusive_minimum` when the lower bound is excluded)
+    /// → number.
+    Number {
+        minimum: f64,
+        maximum: f64,
+        exclusive_minimum: bool,
+    },
     /// A list of positive integers (§1.6, §9.5) → array of numbers.
     IdList,
+    /// A list of IDs or names/slugs (events.md §2.2, §4.8) → array of numbers and strings;
+    /// `allow_empty` lets the empty list through (write fields clear with it).
+    RefList { allow_empty: bool },
+    /// A value checked by its handler (event `cost`, `venue`, `organizer`); the string is the
+    /// documented JSON Schema.
+    Raw(&'static str),
     /// A post-kind `status` filter (§3.8): statuses or `any` → array of strings.
     StatusFilter,
     /// An `image` write value (§9.10) → `false` (remove), an ID, or a URL string.
@@ -134,6 +147,23 @@ impl ParamSpec {
                 json!({"type": "array", "items": {"type": "string", "enum": ["publish", "future", "draft", "pending", "private", "trash", "any"]}})
             }
             ParamKind::Image => json!({"type": ["string", "integer", "boolean"]}),
+            ParamKind::Number {
+                minimum,
+                maximum,
+                exclusive_minimum,
+            } => {
+                if exclusive_minimum {
+                    json!({"type": "number", "exclusiveMinimum": minimum, "maximum": maximum})
+                } else {
+                    json!({"type": "number", "minimum": minimum, "maximum": maximum})
+                }
+            }
+            ParamKind::RefList { .. } => {
+                json!({"type": "array", "items": {"type": ["integer", "string"]}, "maxItems": 1000})
+            }
+            ParamKind::Raw(schema) => {
+                serde_json::from_str(schema).expect("documented schemas are JSON")
+            }
         };
         if let Some(default) = &self.default {
             s["default"] = default.clone();
@@ -180,7 +210,10 @@ impl ParamSpec {
 
     /// Syntax validation of one present value; `Ok(None)` means "treat as not given".
     fn validate(&self, raw: &RawParams) -> Result<Option<Value>, Invalid> {
-        let list_kind = matches!(self.kind, ParamKind::IdList | ParamKind::StatusFilter);
+        let list_kind = matches!(
+            self.kind,
+            ParamKind::IdList | ParamKind::StatusFilter | ParamKind::RefList { .. }
+        );
         if list_kind {
             let items = match raw.list(self.name) {
                 Some(items) => items?,
@@ -249,16 +282,47 @@ impl ParamSpec {
                 }
             },
             ParamKind::Image => image_value(value)?,
-            ParamKind::IdList | ParamKind::StatusFilter => unreachable!("lists handled above"),
+            ParamKind::Number {
+                minimum,
+                maximum,
+                exclusive_minimum,
+            } => {
+                let n = scalars::number(value)?;
+                let low_ok = if exclusive_minimum {
+                    n > minimum
+                } else {
+                    n >= minimum
+                };
+                if !low_ok || n > maximum {
+                    return Err(Invalid::new(
+                        SubCode::OutOfBounds,
+                        format!("must be a number between {minimum} and {maximum}."),
+                    ));
+                }
+                json!(n)
+            }
+            ParamKind::Raw(_) => value.clone(),
+            ParamKind::IdList | ParamKind::StatusFilter | ParamKind::RefList { .. } => {
+                unreachable!("lists handled above")
+            }
         };
         Ok(Some(normalised))
     }
 
     fn validate_list(&self, items: Vec<Value>) -> Result<Value, Invalid> {
-        if items.is_empty() {
+        let allow_empty = matches!(self.kind, ParamKind::RefList { allow_empty: true });
+        if items.is_empty() && !allow_empty {
             return Err(Invalid::new(SubCode::Empty, "must not be empty."));
         }
         match self.kind {
+            ParamKind::RefList { .. } => Ok(json!(scalars::items(items, |v| match v {
+                Value::Number(_) => scalars::positive_integer(v).map(|n| json!(n)),
+                Value::String(s) if !s.trim().is_empty() => Ok(json!(s.trim())),
+                _ => Err(Invalid::new(
+                    SubCode::InvalidType,
+                    "must be a list of IDs or names.",
+                )),
+            })?)),
             ParamKind::IdList => Ok(json!(scalars::items(items, scalars::positive_integer)?)),
             _ => {
                 let statuses = scalars::items(items, |v| {

@@ -284,3 +284,247 @@ pub fn term(view: &TermView, links: &Links, allow: Option<&[&str]>) -> Value {
     }
     Value::Object(m)
 }
+
+/// `YYYY`, `MM`, ... strings of a date-time (events.md §1.2).
+fn date_details(t: &NaiveDateTime) -> Value {
+    json!({
+        "year": t.format("%Y").to_string(),
+        "month": t.format("%m").to_string(),
+        "day": t.format("%d").to_string(),
+        "hour": t.format("%H").to_string(),
+        "minutes": t.format("%M").to_string(),
+        "seconds": t.format("%S").to_string(),
+    })
+}
+
+/// A category or tag embedded in an event (events.md §1.5).
+pub fn embedded_term(view: &TermView, links: &Links) -> Value {
+    let t = &view.term;
+    let collection = if t.kind == Kind::Category {
+        "categories"
+    } else {
+        "tags"
+    };
+    let mut urls = Map::new();
+    urls.insert(
+        "self".into(),
+        json!(links.route(&format!("/{collection}/{}", t.id))),
+    );
+    urls.insert(
+        "collection".into(),
+        json!(links.route(&format!("/{collection}"))),
+    );
+    if t.parent != 0 {
+        urls.insert(
+            "up".into(),
+            json!(links.route(&format!("/{collection}/{}", t.parent))),
+        );
+    }
+    json!({
+        "name": t.name,
+        "slug": t.slug,
+        "term_group": 0,
+        "term_taxonomy_id": t.id,
+        "taxonomy": if t.kind == Kind::Category { "tribe_events_cat" } else { "post_tag" },
+        "description": t.description,
+        "parent": t.parent,
+        "count": view.count,
+        "filter": "raw",
+        "id": t.id,
+        "urls": urls,
+        "language": t.language.code(),
+        "translations": translations(&view.translations),
+    })
+}
+
+/// Everything an event representation embeds, resolved by the caller.
+pub struct EventParts<'a> {
+    pub links: &'a Links,
+    pub now: NaiveDateTime,
+    pub image: Option<Image>,
+    /// The venue's representation, if linked.
+    pub venue: Option<Value>,
+    pub organizers: Vec<Value>,
+    pub categories: Vec<Value>,
+    pub tags: Vec<Value>,
+    pub translations: Vec<(Language, u64)>,
+    /// `json_ld` (single GET routes, unprotected events only).
+    pub json_ld: Option<Value>,
+    /// Blank the fields of a locked password-protected event (events.md §1.8).
+    pub masked: bool,
+}
+
+/// The event representation (events.md §1.1), keys in the contract's order.
+pub fn event(e: &crate::model::event::Event, parts: EventParts) -> Value {
+    let meta = &e.post;
+    let status = meta.effective_status(parts.now);
+    let url = public_url(parts.links, Kind::Event, meta, status);
+    let gid = global_id(parts.links, meta.id);
+    let mut m = Map::new();
+    m.insert("id".into(), json!(meta.id));
+    m.insert("global_id".into(), json!(gid));
+    m.insert("global_id_lineage".into(), json!([gid]));
+    m.insert("author".into(), json!(meta.author.to_string()));
+    m.insert("status".into(), json!(status.as_str()));
+    m.insert("date".into(), json!(format(&meta.date)));
+    m.insert("date_utc".into(), json!(format(&meta.date_utc)));
+    m.insert("modified".into(), json!(format(&meta.modified_utc)));
+    m.insert("modified_utc".into(), json!(format(&meta.modified_utc)));
+    m.insert("url".into(), json!(url));
+    m.insert(
+        "rest_url".into(),
+        json!(parts.links.route(&format!("/events/{}", meta.id))),
+    );
+    m.insert("title".into(), json!(meta.title.trim()));
+    let masked = parts.masked;
+    let text_or_blank = |s: String| if masked { json!("") } else { json!(s) };
+    m.insert(
+        "description".into(),
+        text_or_blank(text::render_paragraphs(&meta.description)),
+    );
+    m.insert(
+        "excerpt".into(),
+        text_or_blank(text::render_paragraphs(&meta.excerpt)),
+    );
+    m.insert("slug".into(), json!(meta.slug));
+    m.insert(
+        "image".into(),
+        match (&parts.image, masked) {
+            (Some(img), false) => image(img),
+            _ => json!(false),
+        },
+    );
+    let flag = |b: bool| if masked { Value::Null } else { json!(b) };
+    m.insert("all_day".into(), flag(e.all_day));
+    m.insert("start_date".into(), json!(format(&e.start_local)));
+    m.insert("start_date_details".into(), date_details(&e.start_local));
+    m.insert("end_date".into(), json!(format(&e.end_local)));
+    m.insert("end_date_details".into(), date_details(&e.end_local));
+    m.insert("utc_start_date".into(), json!(format(&e.start_utc)));
+    m.insert("utc_start_date_details".into(), date_details(&e.start_utc));
+    m.insert("utc_end_date".into(), json!(format(&e.end_utc)));
+    m.insert("utc_end_date_details".into(), date_details(&e.end_utc));
+    m.insert("timezone".into(), json!(e.timezone));
+    m.insert("timezone_abbr".into(), json!(e.timezone_abbr));
+    if masked {
+        m.insert("cost".into(), json!(""));
+        m.insert(
+            "cost_details".into(),
+            json!({"currency_symbol": "", "currency_position": "", "currency_code": "", "values": []}),
+        );
+        m.insert("website".into(), json!(""));
+    } else {
+        m.insert("cost".into(), json!(e.cost.formatted()));
+        m.insert("cost_details".into(), e.cost.details());
+        let website = if e.website.is_empty() {
+            &url
+        } else {
+            &e.website
+        };
+        m.insert("website".into(), json!(website));
+    }
+    m.insert("show_map".into(), flag(e.show_map));
+    m.insert("show_map_link".into(), flag(e.show_map_link));
+    m.insert("hide_from_listings".into(), flag(e.hide_from_listings));
+    m.insert("sticky".into(), flag(e.sticky));
+    m.insert("featured".into(), flag(e.featured));
+    let or_empty = |v: Vec<Value>| if masked { json!([]) } else { Value::Array(v) };
+    m.insert("categories".into(), or_empty(parts.categories));
+    m.insert("tags".into(), or_empty(parts.tags));
+    m.insert(
+        "venue".into(),
+        match (parts.venue, masked) {
+            (Some(v), false) => v,
+            _ => json!([]),
+        },
+    );
+    m.insert("organizer".into(), or_empty(parts.organizers));
+    m.insert("custom_fields".into(), json!([]));
+    if let Some(ld) = parts.json_ld {
+        m.insert("json_ld".into(), ld);
+    }
+    m.insert("language".into(), json!(meta.language.code()));
+    m.insert("translations".into(), translations(&parts.translations));
+    m.insert("ticketed".into(), flag(e.ticketed));
+    m.insert("post_parent".into(), json!(e.post_parent));
+    Value::Object(m)
+}
+
+/// ISO 8601 with the zone's offset at that moment (events.md §1.7).
+fn iso_with_offset(local: &NaiveDateTime, utc: &NaiveDateTime, zone_name: &str) -> String {
+    let offset = crate::values::timezone::Zone::parse(zone_name)
+        .map(|z| z.offset_seconds(utc.and_utc()))
+        .unwrap_or(0);
+    let sign = if offset < 0 { '-' } else { '+' };
+    let abs = offset.abs();
+    format!(
+        "{}{sign}{:02}:{:02}",
+        local.format("%Y-%m-%dT%H:%M:%S"),
+        abs / 3600,
+        (abs % 3600) / 60
+    )
+}
+
+/// The event's `json_ld` (events.md §1.7); `location` and `organizer` are the embedded
+/// records' own `json_ld` objects.
+pub fn event_json_ld(
+    e: &crate::model::event::Event,
+    links: &Links,
+    now: NaiveDateTime,
+    image_url: Option<&str>,
+    location: Option<Value>,
+    organizer: Option<Value>,
+) -> Value {
+    let meta = &e.post;
+    let url = public_url(links, Kind::Event, meta, meta.effective_status(now));
+    let mut ld = Map::new();
+    ld.insert("@context".into(), json!("http://schema.org"));
+    ld.insert("@type".into(), json!("Event"));
+    ld.insert("name".into(), json!(meta.title.trim()));
+    ld.insert(
+        "description".into(),
+        json!(text::json_ld_description(&meta.excerpt, &meta.description)),
+    );
+    if let Some(img) = image_url {
+        ld.insert("image".into(), json!(img));
+    }
+    ld.insert("url".into(), json!(url));
+    ld.insert(
+        "eventAttendanceMode".into(),
+        json!("https://schema.org/OfflineEventAttendanceMode"),
+    );
+    ld.insert(
+        "eventStatus".into(),
+        json!("https://schema.org/EventScheduled"),
+    );
+    ld.insert(
+        "startDate".into(),
+        json!(iso_with_offset(&e.start_local, &e.start_utc, &e.timezone)),
+    );
+    ld.insert(
+        "endDate".into(),
+        json!(iso_with_offset(&e.end_local, &e.end_utc, &e.timezone)),
+    );
+    if let Some(location) = location {
+        ld.insert("location".into(), location);
+    }
+    if let Some(organizer) = organizer {
+        ld.insert("organizer".into(), organizer);
+    }
+    if let Some(price) = e.cost.offer_price() {
+        ld.insert(
+            "offers".into(),
+            json!({
+                "@type": "Offer",
+                "price": price,
+                "priceCurrency": "USD",
+                "url": url,
+                "category": "primary",
+                "availability": "inStock",
+                "validFrom": format!("{}T00:00:00+00:00", meta.date_utc.format("%Y-%m-%d")),
+            }),
+        );
+    }
+    ld.insert("performer".into(), json!("Organization"));
+    Value::Object(ld)
+}

@@ -187,5 +187,6 @@ pub struct User {
     pub password_hash: String,
 }
 
+pub mod event;
 pub mod post;
 pub mod term;

@@ -275,45 +275,45 @@ pub fn create<R: LinkedKind>(
             return Err(ServiceError::Forbidden);
         }
         posts::check_author_change(request.caller, write)?;
-        if let Some(mut existing) = duplicate::<R>(tx, request, write)? {
-            let access = posts::access(existing.meta(), request.now);
-            if crate::auth::capabilities::can_edit(request.caller, &access) {
-                existing.apply(fields);
-                let meta = existing.meta_mut();
-                if let Some(change) = &write.image {
-                    meta.image = match change {
-                        posts::ImageChange::Remove => None,
-                        posts::ImageChange::Id(id) => Some(*id),
-                        posts::ImageChange::Url(url) => Some(tx.image_for_url(url)?),
-                    };
-                }
-                meta.modified_utc = request.now;
-                tx.put_record(R::KIND, meta.id, &existing)?;
-            }
-            return Ok(existing);
-        }
-        let meta = posts::new_meta(
-            tx,
-            R::KIND,
-            request.caller,
-            write,
-            request.language,
-            None,
-            request.now,
-        )?;
-        let mut record = R::build(meta, fields);
-        join(tx, &mut record, write.translation_of)?;
-        tx.put_record(R::KIND, record.meta().id, &record)?;
-        Ok(record)
+        insert::<R>(tx, request, write, fields)
     })
 }
 
-fn join<R: LinkedKind>(tx: &mut WriteTx, record: &mut R, target: Option<u64>) -> ServiceResult<()> {
-    let target_group = match target.filter(|t| *t != 0) {
-        Some(t) => tx.get_record::<PostMeta>(R::KIND, t)?.map(|m| m.group),
-        None => None,
-    };
-    posts::join_group(tx, R::KIND, record.meta_mut(), target, target_group)
+/// Stores a new record, or returns the duplicate of §5.4 (merged when the caller may edit it).
+/// Also used for venues and organizers written inline in an event (events.md §4.7), after the
+/// event's own validation and permission checks.
+pub fn insert<R: LinkedKind>(
+    tx: &mut WriteTx,
+    request: &Request,
+    write: &PostWrite,
+    fields: &R::Fields,
+) -> ServiceResult<R> {
+    if let Some(mut existing) = duplicate::<R>(tx, request, write)? {
+        let access = posts::access(existing.meta(), request.now);
+        if crate::auth::capabilities::can_edit(request.caller, &access) {
+            existing.apply(fields);
+            let current = existing.meta().image;
+            let image = posts::resolve_image(tx, write.image.as_ref(), current)?;
+            let meta = existing.meta_mut();
+            meta.image = image;
+            meta.modified_utc = request.now;
+            tx.put_record(R::KIND, meta.id, &existing)?;
+        }
+        return Ok(existing);
+    }
+    let meta = posts::new_meta(
+        tx,
+        R::KIND,
+        request.caller,
+        write,
+        request.language,
+        None,
+        request.now,
+    )?;
+    let mut record = R::build(meta, fields);
+    posts::join(tx, &mut record, write.translation_of)?;
+    tx.put_record(R::KIND, record.meta().id, &record)?;
+    Ok(record)
 }
 
 /// §5.4 step 2: same kind and language, not trashed, readable, same name (trimmed,
@@ -377,7 +377,7 @@ pub fn update<R: LinkedKind>(
             request.now,
         )?;
         record.apply(fields);
-        join(tx, &mut record, write.translation_of)?;
+        posts::join(tx, &mut record, write.translation_of)?;
         tx.put_record(R::KIND, record.meta().id, &record)?;
         Ok(record)
     })
@@ -402,6 +402,7 @@ pub fn delete<R: LinkedKind>(
             return Err(ServiceError::InTrash(R::KIND));
         }
         posts::trash(tx, R::KIND, record.meta_mut(), request.now)?;
+        super::events::forget_linked(tx, R::KIND, record.meta().id)?;
         tx.put_record(R::KIND, record.meta().id, &record)?;
         Ok(record)
     })
@@ -416,6 +417,20 @@ pub struct ListQuery {
     pub relevance: bool,
     /// The `status` filter as sent.
     pub status: Option<Vec<String>>,
+    /// Only records linked to this event.
+    pub event: Option<u64>,
+    /// Only records with (true) or without (false) a counting event.
+    pub has_events: Option<bool>,
+    /// Only records with an upcoming event whose status is in the list's status set.
+    pub only_with_upcoming: bool,
+}
+
+/// Which events link a venue or organizer.
+fn links_of<R: LinkedKind>(event: &crate::model::event::Event) -> Vec<u64> {
+    match R::KIND {
+        crate::model::Kind::Venue => event.venue.into_iter().collect(),
+        _ => event.organizers.clone(),
+    }
 }
 
 /// `GET /venues` (and organizers): newest first (date_utc, then ID, descending), or by
@@ -433,13 +448,55 @@ pub fn list<R: LinkedKind>(
             Vec::new()
         }
     };
+    let rx = store.read()?;
+    let events: Vec<crate::model::event::Event> =
+        if query.event.is_some() || query.has_events.is_some() || query.only_with_upcoming {
+            rx.scan(crate::model::Kind::Event)?
+        } else {
+            Vec::new()
+        };
+    let of_event = match query.event {
+        Some(id) => match events
+            .iter()
+            .find(|e| e.post.id == id && e.post.language == request.language)
+        {
+            Some(e) => Some(links_of::<R>(e)),
+            None => {
+                invalid.push((
+                    "event".into(),
+                    Invalid::new(
+                        SubCode::InvalidReference,
+                        "must name an existing event in the selected language.",
+                    ),
+                ));
+                None
+            }
+        },
+        None => None,
+    };
     fail_if_invalid(invalid)?;
+    let counting: Vec<u64> = events
+        .iter()
+        .filter(|e| {
+            matches!(
+                e.post.effective_status(request.now),
+                Status::Publish | Status::Future | Status::Private
+            )
+        })
+        .flat_map(links_of::<R>)
+        .collect();
+    let upcoming: Vec<u64> = events
+        .iter()
+        .filter(|e| {
+            e.start_utc >= request.now && statuses.contains(&e.post.effective_status(request.now))
+        })
+        .flat_map(links_of::<R>)
+        .collect();
     let search = query
         .search
         .as_deref()
         .map(|q| SearchQuery::parse(q, request.language))
         .filter(|q| !q.is_empty());
-    let rx = store.read()?;
     let mut matches: Vec<(f32, R)> = rx
         .scan::<R>(R::KIND)?
         .into_iter()
@@ -448,6 +505,11 @@ pub fn list<R: LinkedKind>(
             m.language == request.language
                 && statuses.contains(&m.effective_status(request.now))
                 && posts::can_read(request.caller, m, request.now)
+                && of_event.as_ref().is_none_or(|ids| ids.contains(&m.id))
+                && query
+                    .has_events
+                    .is_none_or(|wanted| counting.contains(&m.id) == wanted)
+                && (!query.only_with_upcoming || upcoming.contains(&m.id))
         })
         .filter_map(|r| match &search {
             None => Some((0.0, r)),

@@ -1,6 +1,7 @@
 //! Use cases, free of warp and tantivy types. Each returns a [`ServiceError`] that the HTTP
 //! layer maps once to the contract's error body.
 
+pub mod events;
 pub mod linked;
 pub mod posts;
 pub mod terms;
@@ -18,6 +19,14 @@ pub enum ServiceError {
     Forbidden,
     /// An explicit `translation_language` whose group member does not exist (§7.3).
     NoGroupMember(Kind),
+    /// Event ID routes: no record with this ID (`rest-event-not-found`).
+    EventNotFound,
+    /// Event ID routes: the ID names a venue, organizer or image (`rest-invalid-event-id`).
+    NotAnEvent,
+    /// GET of a trashed event (`event-no-longer-available`).
+    EventGone,
+    /// GET of a locked password-protected event.
+    PasswordProtected,
     /// A single GET of a record the caller may not read.
     NotAccessible(Kind),
     /// DELETE of a record already in the trash.

@@ -256,7 +256,7 @@ pub fn apply_update(
     Ok(())
 }
 
-fn resolve_image(
+pub fn resolve_image(
     tx: &mut WriteTx,
     change: Option<&ImageChange>,
     current: Option<u64>,
@@ -433,4 +433,17 @@ pub fn status_set(caller: Caller, requested: Option<&[String]>) -> Result<Vec<St
             })
             .collect(),
     }
+}
+
+/// Applies a `translation_of` write to a record (§7.2), finding the target's group.
+pub fn join<R: PostRecord>(
+    tx: &mut WriteTx,
+    record: &mut R,
+    target: Option<u64>,
+) -> ServiceResult<()> {
+    let target_group = match target.filter(|t| *t != 0) {
+        Some(t) => tx.get_record::<PostMeta>(R::KIND, t)?.map(|m| m.group),
+        None => None,
+    };
+    join_group(tx, R::KIND, record.meta_mut(), target, target_group)
 }

@@ -9,6 +9,12 @@ use crate::service::{Page, ServiceError, ServiceResult};
 use crate::store::{Reads, Store, WriteTx};
 use crate::values::search::SearchQuery;
 use crate::values::{slug, text, Invalid, SubCode};
+use std::collections::HashMap;
+
+/// Published events per term, counted live (terms.md §1).
+pub fn counts(rx: &impl Reads, request: &Request) -> ServiceResult<HashMap<u64, u64>> {
+    super::events::term_counts(rx, request.now)
+}
 
 /// Write fields (terms.md §5.1); `None` = not sent.
 #[derive(Debug, Clone, Default)]
@@ -46,8 +52,9 @@ fn unknown(what: &str) -> Invalid {
     )
 }
 
-pub fn view(rx: &impl Reads, term: Term) -> ServiceResult<TermView> {
-    let count = rx.term_count(term.id)?;
+/// The term with its live count (from `counts`, see [`counts`]), category path and group.
+pub fn view(rx: &impl Reads, term: Term, counts: &HashMap<u64, u64>) -> ServiceResult<TermView> {
+    let count = counts.get(&term.id).copied().unwrap_or(0);
     let mut path = vec![term.slug.clone()];
     let mut parent = term.parent;
     // Parents never form a cycle (updates refuse them); the bound only guards bad data.
@@ -152,7 +159,7 @@ pub fn get(
         found.expect("checked above"),
         request.explicit_language,
     )?;
-    view(&rx, term)
+    view(&rx, term, &counts(&rx, request)?)
 }
 
 /// Terms of the kind and language whose name equals `name` (Unicode lower-case) under
@@ -310,7 +317,7 @@ pub fn create(
         tx.set_group_member(kind, id, term.language, id)?;
         join_group(tx, &mut term, write.translation_of)?;
         tx.put_record(kind, id, &term)?;
-        view(tx, term)
+        view(tx, term, &counts(tx, request)?)
     })
 }
 
@@ -381,7 +388,7 @@ pub fn update(
         }
         join_group(tx, &mut term, write.translation_of)?;
         tx.put_record(kind, term.id, &term)?;
-        view(tx, term)
+        view(tx, term, &counts(tx, request)?)
     })
 }
 
@@ -399,7 +406,8 @@ pub fn delete(
         fail_if_invalid(invalid)?;
         let term = select_member(tx, found.expect("checked above"), request.explicit_language)?;
         require_manage(request.caller, kind)?;
-        let before = view(tx, term.clone())?;
+        let before = view(tx, term.clone(), &counts(tx, request)?)?;
+        super::events::forget_term(tx, kind, term.id)?;
         for mut child in tx
             .scan::<Term>(kind)?
             .into_iter()
@@ -428,6 +436,9 @@ pub struct TermListQuery {
     pub hide_empty: bool,
     pub parent: Option<u64>,
     pub slug: Option<String>,
+    /// `post`/`event`: only terms this event carries (any status, whoever asks), with the
+    /// name of the parameter that gave it (`event` wins over `post`) for error reports.
+    pub event: Option<(&'static str, u64)>,
 }
 
 /// The selection of terms.md §3.2 and the ordering of §3.3. Term lists are small and not in
@@ -459,6 +470,14 @@ pub fn list(
             invalid.push(("parent".into(), unknown("category in this language")));
         }
     }
+    if let Some((name, id)) = query.event.as_ref() {
+        let ok = rx
+            .get_record::<crate::model::post::PostMeta>(Kind::Event, *id)?
+            .is_some_and(|m| m.language == request.language);
+        if !ok {
+            invalid.push((name.to_string(), unknown("event in this language")));
+        }
+    }
     fail_if_invalid(invalid)?;
     let search = query
         .search
@@ -466,16 +485,19 @@ pub fn list(
         .map(|q| SearchQuery::parse(q, request.language))
         .filter(|q| !q.is_empty());
     let wanted_slug = query.slug.as_deref().map(slug::sanitize);
-    let counts: Vec<u64> = terms
-        .iter()
-        .map(|t| rx.term_count(t.id))
-        .collect::<Result<_, _>>()?;
-    let count_of = |id: u64| {
-        terms
-            .iter()
-            .position(|t| t.id == id)
-            .map(|i| counts[i])
-            .unwrap_or(0)
+    let counts = counts(&rx, request)?;
+    let count_of = |id: u64| counts.get(&id).copied().unwrap_or(0);
+    let carried: Option<Vec<u64>> = match query.event {
+        Some((_, id)) => rx
+            .get_record::<crate::model::event::Event>(Kind::Event, id)?
+            .map(|e| {
+                if kind == Kind::Category {
+                    e.categories
+                } else {
+                    e.tags
+                }
+            }),
+        None => None,
     };
     // A category with count 0 stays when a descendant has a count (step 8).
     let has_counted_descendant = |id: u64| {
@@ -506,6 +528,7 @@ pub fn list(
         })
         .filter(|t| wanted_slug.as_ref().is_none_or(|s| &t.slug == s))
         .filter(|t| query.parent.is_none_or(|p| t.parent == p))
+        .filter(|t| carried.as_ref().is_none_or(|ids| ids.contains(&t.id)))
         .filter(|t| {
             !query.hide_empty
                 || count_of(t.id) > 0
@@ -539,7 +562,7 @@ pub fn list(
     let items = page
         .items
         .into_iter()
-        .map(|t| view(&rx, t))
+        .map(|t| view(&rx, t, &counts))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Page {
         items,
@@ -552,4 +575,48 @@ pub fn list(
 /// Term names are stored cleaned (tags removed, whitespace collapsed, trimmed; terms.md §5.1).
 pub fn clean_name(name: &str) -> String {
     text::clean_term_name(name)
+}
+
+/// Finds a term of the language by slug form, then by exact name, or creates it (an event
+/// write naming a term, events.md §4.8). Returns its ID.
+pub fn find_or_create(
+    tx: &mut WriteTx,
+    kind: Kind,
+    language: Language,
+    name: &str,
+) -> ServiceResult<u64> {
+    let name = clean_name(name);
+    let wanted = slug::sanitize(&name);
+    let terms: Vec<Term> = tx
+        .scan::<Term>(kind)?
+        .into_iter()
+        .filter(|t| t.language == language)
+        .collect();
+    if let Some(t) = terms
+        .iter()
+        .find(|t| !wanted.is_empty() && t.slug == wanted)
+        .or_else(|| terms.iter().find(|t| t.name == name))
+    {
+        return Ok(t.id);
+    }
+    let id = tx.next_id(kind.sequence())?;
+    let slug = if wanted.is_empty() {
+        id.to_string()
+    } else {
+        unique_slug(tx, kind, language, &wanted, 0, id)?
+    };
+    let term = Term {
+        id,
+        kind,
+        language,
+        group: id,
+        name,
+        slug,
+        description: String::new(),
+        parent: 0,
+    };
+    tx.set_slug(kind, language, &term.slug, id)?;
+    tx.set_group_member(kind, id, language, id)?;
+    tx.put_record(kind, id, &term)?;
+    Ok(id)
 }

@@ -31,8 +31,6 @@ const IMAGES: TableDefinition<u64, &[u8]> = TableDefinition::new("images");
 const IMAGE_URLS: TableDefinition<&str, u64> = TableDefinition::new("image_urls");
 /// (kind, group ID, language) → member ID: translation groups (common.md §7.2).
 const GROUPS: TableDefinition<(&str, u64, &str), u64> = TableDefinition::new("translation_groups");
-/// Term ID → number of published events carrying it, kept by event writes.
-const TERM_COUNTS: TableDefinition<u64, u64> = TableDefinition::new("term_counts");
 
 fn records_table(kind: Kind) -> TableDefinition<'static, u64, &'static [u8]> {
     match kind {
@@ -105,7 +103,6 @@ impl Store {
             tx.txn.open_table(IMAGES)?;
             tx.txn.open_table(IMAGE_URLS)?;
             tx.txn.open_table(GROUPS)?;
-            tx.txn.open_table(TERM_COUNTS)?;
             for kind in Kind::ALL {
                 tx.txn.open_table(records_table(kind))?;
             }
@@ -203,8 +200,6 @@ pub trait Reads {
     fn image_by_url(&self, url: &str) -> StoreResult<Option<u64>>;
     /// The members of a translation group, in the order en, pt-br, es.
     fn group_members(&self, kind: Kind, group: u64) -> StoreResult<Vec<(Language, u64)>>;
-    /// Published events carrying a term (terms.md §1 `count`).
-    fn term_count(&self, term: u64) -> StoreResult<u64>;
     fn user_exists(&self, id: u64) -> StoreResult<bool>;
 }
 
@@ -281,13 +276,6 @@ macro_rules! read_methods {
                 }
             }
             Ok(out)
-        }
-
-        /// Published events carrying a term (terms.md §1 `count`).
-        fn term_count(&self, term: u64) -> StoreResult<u64> {
-            let table = self.txn.open_table(TERM_COUNTS)?;
-            let found = table.get(term)?;
-            Ok(found.map(|v| v.value()).unwrap_or(0))
         }
 
         fn user_exists(&self, id: u64) -> StoreResult<bool> {

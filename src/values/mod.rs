@@ -2,6 +2,7 @@
 //! coerced and checked. Pure functions, no I/O; the HTTP layer maps [`Invalid`] to
 //! `rest_invalid_param` with its `data.params` / `data.details` entries.
 
+pub mod cost;
 pub mod datetime;
 pub mod form;
 pub mod scalars;

@@ -5,17 +5,15 @@ use crate::http::error::{from_service, ApiError};
 use crate::http::lists::{self, ListAnswer};
 use crate::http::params::{ParamKind, ParamSpec, Params};
 use crate::http::repr::{self, LinkedContext};
-use crate::http::resources::{invalid, request};
+use crate::http::resources::{common_write_params, invalid, post_write, request};
 use crate::http::routes::{
     Endpoint, Group, OperationClass, Permission, ResponseSchema, Route, Seg,
 };
 use crate::http::{ApiResponse, AppState, Context};
 use crate::model::post::{GeoPoint, Organizer, Venue};
-use crate::model::Status;
 use crate::service::linked::{self, LinkedKind, ListQuery, OrganizerFields, Target, VenueFields};
-use crate::service::posts::{ImageChange, PostWrite};
+use crate::service::posts::PostWrite;
 use crate::store::Reads;
-use crate::values::datetime::{self, DateTimeValue};
 use crate::values::timezone::Zone;
 use crate::values::{Invalid, SubCode};
 use serde_json::{json, Map, Value};
@@ -167,73 +165,38 @@ impl LinkedResource for Organizer {
     }
 }
 
-const WRITABLE_STATUSES: &[&str] = &["publish", "future", "draft", "pending", "private"];
-
-/// The write fields common to post kinds, as parameters (venues-organizers.md §5.3).
-fn common_write_params<R: LinkedResource>(create: bool) -> Vec<ParamSpec> {
-    let mut name = ParamSpec::query(R::NAME_FIELD, ParamKind::NonEmptyString).describe("The name.");
-    name.required = create;
-    let mut specs = vec![
-        name,
-        ParamSpec::query(
-            "author",
-            ParamKind::Integer {
-                minimum: Some(1),
-                maximum: None,
-            },
-        )
-        .describe("User ID of the owner."),
-        ParamSpec::query("date", ParamKind::DateTime)
-            .describe("Publication date (site time zone, UTC)."),
-        ParamSpec::query("date_utc", ParamKind::DateTime).describe("Publication date in UTC."),
-        ParamSpec::query("description", ParamKind::String),
-        ParamSpec::query("excerpt", ParamKind::String),
-        ParamSpec::query("status", ParamKind::Enum(WRITABLE_STATUSES)),
-        ParamSpec::query("image", ParamKind::Image)
-            .describe("Image ID or URL; empty, 0 or false removes it."),
-        ParamSpec::query(
-            "translation_of",
-            ParamKind::Integer {
-                minimum: Some(0),
-                maximum: None,
-            },
-        )
-        .describe("ID of a record whose translation group this record joins; 0 leaves the group."),
-    ];
+/// The write parameters of a linked kind: the common post fields and the kind's own.
+fn write_params<R: LinkedResource>(create: bool) -> Vec<ParamSpec> {
+    let mut specs = common_write_params(R::NAME_FIELD, create);
     specs.extend(R::field_params());
     specs
 }
 
-/// The common write fields, read back from validated parameters.
-fn post_write<R: LinkedResource>(params: &mut Params) -> PostWrite {
-    let utc = Zone::Utc;
-    let now = chrono::Utc::now();
-    let date = |params: &Params, name: &str| -> Option<DateTimeValue> {
-        params
-            .get(name)
-            .and_then(|v| datetime::parse(v, &utc, now).ok())
-    };
-    let title = params.str(R::NAME_FIELD).map(|s| s.trim().to_string());
-    if title.as_deref() == Some("") {
+/// The common write fields; a name made only of spaces is refused (§5.3).
+fn linked_write<R: LinkedResource>(params: &mut Params) -> PostWrite {
+    let write = post_write(params, R::NAME_FIELD, &Zone::Utc);
+    if write.title.as_deref() == Some("") {
         params.refuse(
             R::NAME_FIELD,
             Invalid::new(SubCode::Empty, "must not be empty or only spaces."),
         );
     }
-    PostWrite {
-        title,
-        author: params.i64("author").map(|a| a as u64),
-        date: date(params, "date"),
-        date_utc: date(params, "date_utc"),
-        description: opt_string(params, "description"),
-        excerpt: opt_string(params, "excerpt"),
-        status: params.str("status").and_then(Status::parse),
-        image: params.get("image").map(|v| match v {
-            Value::Bool(_) => ImageChange::Remove,
-            Value::Number(n) => ImageChange::Id(n.as_u64().unwrap_or(0)),
-            other => ImageChange::Url(other.as_str().unwrap_or_default().to_string()),
-        }),
-        translation_of: params.i64("translation_of").map(|t| t as u64),
+    write
+}
+
+/// Parses an inline venue or organizer object of an event write (events.md §4.7) with the
+/// create rules of its own route; `Err` carries why it was refused.
+pub fn inline<R: LinkedResource>(
+    object: serde_json::Map<String, Value>,
+) -> Result<(PostWrite, R::Fields), String> {
+    let raw = crate::values::form::RawParams::from_json_object(object);
+    let mut params =
+        crate::http::params::validate(&write_params::<R>(true), &raw).map_err(|e| e.message)?;
+    let write = linked_write::<R>(&mut params);
+    let fields = R::fields(&mut params);
+    match params.invalid.first() {
+        Some((name, why)) => Err(format!("{name} {}", why.reason)),
+        None => Ok((write, fields)),
     }
 }
 
@@ -298,7 +261,7 @@ pub fn routes<R: LinkedResource>() -> Vec<Route> {
                     format!("create{}", R::SINGULAR),
                     OperationClass::Create,
                     single(),
-                    common_write_params::<R>(true),
+                    write_params::<R>(true),
                     create::<R>,
                 ),
             ],
@@ -327,7 +290,7 @@ pub fn routes<R: LinkedResource>() -> Vec<Route> {
                     format!("update{}", R::SINGULAR),
                     OperationClass::Update,
                     single(),
-                    with(id(), common_write_params::<R>(false)),
+                    with(id(), write_params::<R>(false)),
                     update::<R>,
                 ),
             ],
@@ -356,7 +319,7 @@ pub fn routes<R: LinkedResource>() -> Vec<Route> {
                     format!("update{}BySlug", R::SINGULAR),
                     OperationClass::Update,
                     single(),
-                    with(slug(), common_write_params::<R>(false)),
+                    with(slug(), write_params::<R>(false)),
                     update::<R>,
                 ),
             ],
@@ -410,7 +373,7 @@ fn get<R: LinkedResource>(state: &AppState, ctx: &Context) -> Result<ApiResponse
 
 fn create<R: LinkedResource>(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
     let mut params = ctx.params.clone();
-    let write = post_write::<R>(&mut params);
+    let write = linked_write::<R>(&mut params);
     let fields = R::fields(&mut params);
     let record: R = linked::create(
         &state.store,
@@ -431,7 +394,7 @@ fn create<R: LinkedResource>(state: &AppState, ctx: &Context) -> Result<ApiRespo
 
 fn update<R: LinkedResource>(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
     let mut params = ctx.params.clone();
-    let write = post_write::<R>(&mut params);
+    let write = linked_write::<R>(&mut params);
     let fields = R::fields(&mut params);
     let record: R = linked::update(
         &state.store,
@@ -474,6 +437,9 @@ fn list<R: LinkedResource>(state: &AppState, ctx: &Context) -> Result<ApiRespons
         search: opt_string(params, "search"),
         relevance,
         status: status.clone(),
+        event: params.i64("event").map(|e| e as u64),
+        has_events: params.bool("has_events"),
+        only_with_upcoming: params.bool("only_with_upcoming").unwrap_or(false),
     };
     let found = linked::list::<R>(&state.store, &request(ctx), &query, invalid)
         .map_err(|e| from_service(e, ctx.caller))?;
@@ -483,6 +449,15 @@ fn list<R: LinkedResource>(state: &AppState, ctx: &Context) -> Result<ApiRespons
     }
     if relevance {
         q.push(("orderby", "relevance".into()));
+    }
+    if let Some(event) = query.event {
+        q.push(("event", event.to_string()));
+    }
+    if let Some(flag) = query.has_events {
+        q.push(("has_events", flag.to_string()));
+    }
+    if let Some(flag) = params.bool("only_with_upcoming") {
+        q.push(("only_with_upcoming", flag.to_string()));
     }
     let status_value = if !ctx.caller.has(crate::auth::Capability::EditPosts) {
         "publish".to_string()

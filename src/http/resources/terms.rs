@@ -96,6 +96,12 @@ fn list_params(kind: Kind) -> Vec<ParamSpec> {
     if kind == Kind::Category {
         specs.push(parent_param());
     }
+    let event = ParamKind::Integer {
+        minimum: Some(1),
+        maximum: None,
+    };
+    specs.push(ParamSpec::query("post", event).describe("Only terms of this event."));
+    specs.push(ParamSpec::query("event", event).describe("Alias of post; wins over it."));
     specs.push(ParamSpec::query("slug", ParamKind::NonEmptyString));
     specs
 }
@@ -320,6 +326,10 @@ fn list(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
         hide_empty,
         parent: params.i64("parent").map(|p| p as u64),
         slug: params.str("slug").map(str::to_string),
+        event: params
+            .i64("event")
+            .map(|id| ("event", id as u64))
+            .or_else(|| params.i64("post").map(|id| ("post", id as u64))),
     };
     let found = terms::list(&state.store, kind, &request(ctx), &query, invalid(params))
         .map_err(|e| from_service(e, ctx.caller))?;
@@ -351,6 +361,11 @@ fn list(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
     }
     if let Some(parent) = query.parent {
         q.push(("parent", parent.to_string()));
+    }
+    for name in ["post", "event"] {
+        if let Some(id) = params.i64(name) {
+            q.push((name, id.to_string()));
+        }
     }
     if let Some(s) = &query.slug {
         q.push(("slug", s.clone()));

@@ -1,0 +1,809 @@
+//! `/events`, `/events/{id}`, `/events/by-slug/{slug}` (events.md): routes, parameters and
+//! handlers.
+
+use crate::http::error::{from_service, ApiError};
+use crate::http::lists::{self, ListAnswer};
+use crate::http::params::{ParamKind, ParamSpec, Params};
+use crate::http::repr::{self, EventParts, LinkedContext};
+use crate::http::resources::linked::{inline, LinkedResource};
+use crate::http::resources::{common_write_params, invalid, post_write, request};
+use crate::http::routes::{
+    Endpoint, Group, OperationClass, Permission, ResponseSchema, Route, Seg,
+};
+use crate::http::{ApiResponse, AppState, Context};
+use crate::model::event::Event;
+use crate::model::post::{Organizer, Venue};
+use crate::model::term::Term;
+use crate::model::Kind;
+use crate::service::events::{self, EventFields, EventQuery, LinkRef, Target, TermRef, Unlock};
+use crate::service::linked::Request;
+use crate::service::terms;
+use crate::store::{ReadTx, Reads};
+use crate::values::cost::Cost;
+use crate::values::timezone::Zone;
+use crate::values::{datetime, scalars, Invalid, SubCode};
+use chrono::NaiveDateTime;
+use serde_json::{json, Map, Value};
+use std::collections::HashMap;
+use warp::http::header::LOCATION;
+use warp::http::StatusCode;
+
+const DATE_HELP: &str = "A date-time: YYYY-MM-DD HH:MM:SS (optionally with T, seconds, a zone \
+such as Z or +02:00), MM/DD/YYYY, a Unix timestamp, or relative forms such as now, today, \
+tomorrow 9am, next wednesday 4pm, +1 week, 2 days ago.";
+
+fn date_param(name: &'static str) -> ParamSpec {
+    ParamSpec::query(name, ParamKind::DateTime).describe(DATE_HELP)
+}
+
+fn boolean(name: &'static str) -> ParamSpec {
+    ParamSpec::query(name, ParamKind::Boolean)
+}
+
+fn id_list(name: &'static str) -> ParamSpec {
+    ParamSpec::query(name, ParamKind::IdList)
+}
+
+fn list_params() -> Vec<ParamSpec> {
+    let mut specs = lists::paging_params();
+    for name in [
+        "start_date",
+        "end_date",
+        "starts_before",
+        "starts_after",
+        "ends_before",
+        "ends_after",
+    ] {
+        specs.push(date_param(name));
+    }
+    specs.extend([
+        ParamSpec::query("strict_dates", ParamKind::NonEmptyString)
+            .describe("1, true, on or yes: bounds apply at the exact times given.")
+            .default(json!("false")),
+        ParamSpec::query("search", ParamKind::NonEmptyString),
+        ParamSpec::query("orderby", ParamKind::Enum(&["relevance"])),
+        ParamSpec::query("categories", ParamKind::RefList { allow_empty: false })
+            .describe("Category IDs or slugs; descendants match too."),
+        ParamSpec::query("tags", ParamKind::RefList { allow_empty: false })
+            .describe("Tag IDs or slugs."),
+        id_list("venue"),
+        id_list("organizer"),
+        boolean("featured"),
+        ParamSpec::query("status", ParamKind::StatusFilter),
+        boolean("geoloc"),
+        ParamSpec::query(
+            "geoloc_lat",
+            ParamKind::Number {
+                minimum: -90.0,
+                maximum: 90.0,
+                exclusive_minimum: false,
+            },
+        ),
+        ParamSpec::query(
+            "geoloc_lng",
+            ParamKind::Number {
+                minimum: -180.0,
+                maximum: 180.0,
+                exclusive_minimum: false,
+            },
+        ),
+        ParamSpec::query(
+            "geoloc_radius",
+            ParamKind::Number {
+                minimum: 0.0,
+                maximum: 40_075.0,
+                exclusive_minimum: true,
+            },
+        )
+        .default(json!(25)),
+        ParamSpec::query("geoloc_unit", ParamKind::Enum(&["mi", "km"])).default(json!("mi")),
+        id_list("include"),
+        ParamSpec::query(
+            "post_parent",
+            ParamKind::Integer {
+                minimum: Some(1),
+                maximum: None,
+            },
+        ),
+        boolean("ticketed"),
+        ParamSpec::query("password", ParamKind::String)
+            .describe("Unlocks password-protected events."),
+        ParamSpec::query("context", ParamKind::String),
+    ]);
+    specs
+}
+
+fn write_params(create: bool) -> Vec<ParamSpec> {
+    let mut specs = common_write_params("title", create);
+    let mut start = date_param("start_date");
+    start.required = create;
+    let mut end = date_param("end_date");
+    end.required = create;
+    specs.extend([
+        start,
+        end,
+        ParamSpec::query("slug", ParamKind::NonEmptyString),
+        ParamSpec::query("timezone", ParamKind::String)
+            .describe("IANA time zone, UTC, or UTC+5 / UTC-3:30 / UTC+5.5."),
+        boolean("all_day"),
+        ParamSpec::query("cost", ParamKind::Raw(r#"{"type": ["string", "number", "array"], "items": {"type": ["string", "number"]}}"#)),
+        ParamSpec::query("website", ParamKind::Url),
+        boolean("show_map"),
+        boolean("show_map_link"),
+        boolean("hide_from_listings"),
+        boolean("sticky"),
+        boolean("featured"),
+        boolean("ticketed"),
+        ParamSpec::query("categories", ParamKind::RefList { allow_empty: true })
+            .describe("Category IDs or names (unknown names are created)."),
+        ParamSpec::query("tags", ParamKind::RefList { allow_empty: true })
+            .describe("Tag IDs or names (unknown names are created)."),
+        ParamSpec::query("venue", ParamKind::Raw(r#"{"type": ["integer", "string", "object", "array"]}"#))
+            .describe("A venue ID, {\"id\": ID}, or venue fields to create one; 0, \"\" or [] unlinks."),
+        ParamSpec::query("organizer", ParamKind::Raw(r#"{"type": ["integer", "string", "object", "array"]}"#))
+            .describe("Organizer IDs or objects (IDs or fields to create); 0, \"\" or [] unlinks all."),
+        ParamSpec::query("password", ParamKind::String).describe("Event password; \"\" removes it."),
+        ParamSpec::query("post_parent", ParamKind::Integer { minimum: Some(0), maximum: None }),
+    ]);
+    specs
+}
+
+fn single_read_params(path: ParamSpec) -> Vec<ParamSpec> {
+    vec![
+        path,
+        ParamSpec::query("password", ParamKind::String).describe("Password of a protected event."),
+        ParamSpec::query("context", ParamKind::String),
+    ]
+}
+
+pub fn routes() -> Vec<Route> {
+    let id = || {
+        ParamSpec::path(
+            "id",
+            "Event ID.",
+            ParamKind::Integer {
+                minimum: Some(0),
+                maximum: None,
+            },
+        )
+    };
+    let slug = || ParamSpec::path("slug", "Event slug.", ParamKind::NonEmptyString);
+    let endpoint = |group, operation_id: &str, class, response: &str, params, handler| Endpoint {
+        permission: match group {
+            Group::Read => Permission::Everyone,
+            Group::Create => Permission::CreatePost,
+            Group::Edit => Permission::EditPost(Kind::Event),
+            Group::Delete => Permission::DeletePost(Kind::Event),
+        },
+        group,
+        operation_id: operation_id.to_string(),
+        summary: String::new(),
+        class,
+        response: ResponseSchema::Component(response.to_string()),
+        params,
+        handler,
+        checks_references: true,
+    };
+    let with = |first: ParamSpec, mut rest: Vec<ParamSpec>| {
+        rest.insert(0, first);
+        rest
+    };
+    let delete_params =
+        |path: ParamSpec| vec![path, ParamSpec::query("password", ParamKind::String)];
+    vec![
+        Route {
+            segments: &[Seg::Lit("events")],
+            endpoints: vec![
+                endpoint(
+                    Group::Read,
+                    "listEvents",
+                    OperationClass::List,
+                    "EventArchive",
+                    list_params(),
+                    list,
+                ),
+                endpoint(
+                    Group::Create,
+                    "createEvent",
+                    OperationClass::Create,
+                    "Event",
+                    write_params(true),
+                    create,
+                ),
+            ],
+        },
+        Route {
+            segments: &[Seg::Lit("events"), Seg::Id],
+            endpoints: vec![
+                endpoint(
+                    Group::Read,
+                    "getEvent",
+                    OperationClass::GetSingle,
+                    "Event",
+                    single_read_params(id()),
+                    get,
+                ),
+                endpoint(
+                    Group::Delete,
+                    "deleteEvent",
+                    OperationClass::DeletePost,
+                    "Event",
+                    delete_params(id()),
+                    delete,
+                ),
+                endpoint(
+                    Group::Edit,
+                    "updateEvent",
+                    OperationClass::Update,
+                    "Event",
+                    with(id(), write_params(false)),
+                    update,
+                ),
+            ],
+        },
+        Route {
+            segments: &[Seg::Lit("events"), Seg::Lit("by-slug"), Seg::Slug],
+            endpoints: vec![
+                endpoint(
+                    Group::Read,
+                    "getEventBySlug",
+                    OperationClass::GetSingle,
+                    "Event",
+                    single_read_params(slug()),
+                    get,
+                ),
+                endpoint(
+                    Group::Delete,
+                    "deleteEventBySlug",
+                    OperationClass::DeletePost,
+                    "Event",
+                    delete_params(slug()),
+                    delete,
+                ),
+                endpoint(
+                    Group::Edit,
+                    "updateEventBySlug",
+                    OperationClass::Update,
+                    "Event",
+                    with(slug(), write_params(false)),
+                    update,
+                ),
+            ],
+        },
+    ]
+}
+
+fn target(ctx: &Context) -> Target {
+    match (&ctx.path.id, &ctx.path.slug) {
+        (Some(id), _) => Target::Id(*id),
+        (None, Some(slug)) => Target::Slug(slug.clone()),
+        (None, None) => unreachable!("single routes have an id or a slug"),
+    }
+}
+
+fn unlock(params: &Params) -> Unlock {
+    Unlock {
+        password: params.str("password").map(str::to_string),
+        context_edit: params.str("context") == Some("edit"),
+    }
+}
+
+/// The term references of a write (§4.8).
+fn term_refs(params: &Params, name: &str) -> Option<Vec<TermRef>> {
+    params.get(name).and_then(Value::as_array).map(|items| {
+        items
+            .iter()
+            .map(|v| match v {
+                Value::Number(n) => TermRef::Id(n.as_u64().unwrap_or(0)),
+                other => {
+                    let s = other.as_str().unwrap_or_default();
+                    match s.parse::<u64>() {
+                        Ok(id) if s.bytes().all(|b| b.is_ascii_digit()) => TermRef::Id(id),
+                        _ => TermRef::Name(s.to_string()),
+                    }
+                }
+            })
+            .collect()
+    })
+}
+
+/// One venue/organizer reference: an ID, `{"id": ID}`, or inline fields.
+fn link_ref<R: LinkedResource>(value: &Value) -> Result<LinkRef<R>, String> {
+    match value {
+        Value::Object(object) => match object.get("id").filter(|v| !v.is_null()) {
+            Some(id) => scalars::positive_integer(id)
+                .map(|id| LinkRef::Id(id as u64))
+                .map_err(|e| format!("id {}", e.reason)),
+            None => inline::<R>(object.clone()).map(|parts| LinkRef::Inline(Box::new(parts))),
+        },
+        other => scalars::positive_integer(other)
+            .map(|id| LinkRef::Id(id as u64))
+            .map_err(|e| e.reason),
+    }
+}
+
+/// "Remove" values of `venue`/`organizer`: `0`, `"0"`, `""`, `[]` (§4.7).
+fn is_unlink(value: &Value) -> bool {
+    match value {
+        Value::Number(n) => n.as_f64() == Some(0.0),
+        Value::String(s) => s.is_empty() || s == "0",
+        Value::Array(a) => a.is_empty(),
+        _ => false,
+    }
+}
+
+fn refuse(params: &mut Params, name: &str, reason: impl Into<String>) {
+    params.refuse(name, Invalid::new(SubCode::InvalidFormat, reason.into()));
+}
+
+/// The event's own write fields, syntax-checked (§4.2).
+fn event_fields(params: &mut Params) -> EventFields {
+    let timezone = match params.str("timezone") {
+        None | Some("") => None,
+        Some(tz) => match Zone::parse(tz) {
+            Ok(zone) => Some(zone),
+            Err(why) => {
+                params.refuse("timezone", why);
+                None
+            }
+        },
+    };
+    let cost = match params.get("cost").cloned() {
+        None => None,
+        Some(v) => match Cost::from_write(&v) {
+            Ok(cost) => Some(cost),
+            Err(why) => {
+                params.refuse("cost", why);
+                None
+            }
+        },
+    };
+    let venue = match params.get("venue").cloned() {
+        None => None,
+        Some(v) if is_unlink(&v) => Some(None),
+        Some(Value::Array(items)) if items.len() > 1 => {
+            refuse(params, "venue", "may name at most one venue.");
+            None
+        }
+        Some(Value::Array(items)) => match link_ref::<Venue>(&items[0]) {
+            Ok(link) => Some(Some(link)),
+            Err(why) => {
+                refuse(params, "venue", why);
+                None
+            }
+        },
+        Some(v) => match link_ref::<Venue>(&v) {
+            Ok(link) => Some(Some(link)),
+            Err(why) => {
+                refuse(params, "venue", why);
+                None
+            }
+        },
+    };
+    let organizers = match params.get("organizer").cloned() {
+        None => None,
+        Some(v) if is_unlink(&v) => Some(Vec::new()),
+        Some(v) => {
+            let items: Vec<Value> = match v {
+                Value::Array(items) => items,
+                Value::String(s) => s
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .map(|s| json!(s))
+                    .collect(),
+                other => vec![other],
+            };
+            let parsed: Result<Vec<LinkRef<Organizer>>, String> =
+                items.iter().map(link_ref::<Organizer>).collect();
+            match parsed {
+                Ok(links) => Some(links),
+                Err(why) => {
+                    refuse(params, "organizer", why);
+                    None
+                }
+            }
+        }
+    };
+    if let Some(password) = params.str("password") {
+        if password.chars().count() > 255 {
+            params.refuse(
+                "password",
+                Invalid::new(SubCode::TooLong, "must be at most 255 characters."),
+            );
+        }
+    }
+    EventFields {
+        start_date: params.get("start_date").cloned(),
+        end_date: params.get("end_date").cloned(),
+        timezone,
+        all_day: params.bool("all_day"),
+        cost,
+        website: params.str("website").map(str::to_string),
+        show_map: params.bool("show_map"),
+        show_map_link: params.bool("show_map_link"),
+        hide_from_listings: params.bool("hide_from_listings"),
+        sticky: params.bool("sticky"),
+        featured: params.bool("featured"),
+        ticketed: params.bool("ticketed"),
+        categories: term_refs(params, "categories"),
+        tags: term_refs(params, "tags"),
+        venue,
+        organizers,
+        password: params.str("password").map(str::to_string),
+        post_parent: params.i64("post_parent").map(|p| p as u64),
+        slug: params.str("slug").map(str::to_string),
+    }
+}
+
+/// Reads a write: the common fields (with `date` in the request's time zone, §4.2) and the
+/// event's own.
+fn write(ctx: &Context) -> (Params, crate::service::posts::PostWrite, EventFields) {
+    let mut params = ctx.params.clone();
+    let fields = event_fields(&mut params);
+    let zone = fields.timezone.clone().unwrap_or(Zone::Utc);
+    let write = post_write(&params, "title", &zone);
+    (params, write, fields)
+}
+
+/// What representing events needs from the store, loaded once per request.
+struct Embedding<'a> {
+    rx: ReadTx,
+    ctx: &'a Context,
+    now: NaiveDateTime,
+    counts: HashMap<u64, u64>,
+}
+
+impl<'a> Embedding<'a> {
+    fn new(state: &AppState, ctx: &'a Context) -> Result<Embedding<'a>, ApiError> {
+        let rx = state.store.read()?;
+        let now = chrono::Utc::now().naive_utc();
+        let counts = events::term_counts(&rx, now).map_err(|e| from_service(e, ctx.caller))?;
+        Ok(Embedding {
+            rx,
+            ctx,
+            now,
+            counts,
+        })
+    }
+
+    fn linked<R: LinkedResource>(&self, id: u64, json_ld: bool) -> Result<Option<Value>, ApiError> {
+        let Some(record) = self.rx.get_record::<R>(R::KIND, id)? else {
+            return Ok(None);
+        };
+        let image = match record.meta().image {
+            Some(i) => self.rx.image(i)?,
+            None => None,
+        };
+        let translations = crate::service::posts::visible_translations(
+            &self.rx,
+            &record,
+            self.ctx.caller,
+            self.now,
+        )
+        .map_err(|e| from_service(e, self.ctx.caller))?;
+        Ok(Some(record.represent(&LinkedContext {
+            links: &self.ctx.links,
+            now: self.now,
+            image,
+            translations,
+            json_ld,
+        })))
+    }
+
+    fn terms(&self, kind: Kind, ids: &[u64]) -> Result<Vec<Value>, ApiError> {
+        let mut views = Vec::new();
+        for id in ids {
+            if let Some(term) = self.rx.get_record::<Term>(kind, *id)? {
+                views.push(
+                    terms::view(&self.rx, term, &self.counts)
+                        .map_err(|e| from_service(e, self.ctx.caller))?,
+                );
+            }
+        }
+        views.sort_by(|a, b| {
+            a.term
+                .name
+                .to_lowercase()
+                .cmp(&b.term.name.to_lowercase())
+                .then(a.term.id.cmp(&b.term.id))
+        });
+        Ok(views
+            .iter()
+            .map(|v| repr::embedded_term(v, &self.ctx.links))
+            .collect())
+    }
+
+    /// The representation; `single` adds `json_ld` (unprotected events) and the embedded
+    /// records' own `json_ld`; `masked` blanks a locked protected event.
+    fn event(&self, e: &Event, single: bool, masked: bool) -> Result<Value, ApiError> {
+        let image = match e.post.image {
+            Some(i) => self.rx.image(i)?,
+            None => None,
+        };
+        let venue = match e.venue {
+            Some(v) => self.linked::<Venue>(v, single)?,
+            None => None,
+        };
+        let mut organizers = Vec::new();
+        for o in &e.organizers {
+            if let Some(v) = self.linked::<Organizer>(*o, single)? {
+                organizers.push(v);
+            }
+        }
+        let json_ld = (single && e.password.is_none()).then(|| {
+            repr::event_json_ld(
+                e,
+                &self.ctx.links,
+                self.now,
+                image.as_ref().map(|i| i.url.as_str()),
+                venue.as_ref().and_then(|v| v.get("json_ld").cloned()),
+                organizers.first().and_then(|o| o.get("json_ld").cloned()),
+            )
+        });
+        let translations =
+            crate::service::posts::visible_translations(&self.rx, e, self.ctx.caller, self.now)
+                .map_err(|err| from_service(err, self.ctx.caller))?;
+        Ok(repr::event(
+            e,
+            EventParts {
+                links: &self.ctx.links,
+                now: self.now,
+                image,
+                venue,
+                organizers,
+                categories: self.terms(Kind::Category, &e.categories)?,
+                tags: self.terms(Kind::Tag, &e.tags)?,
+                translations,
+                json_ld,
+                masked,
+            },
+        ))
+    }
+}
+
+fn get(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
+    let event = events::get(
+        &state.store,
+        &request(ctx),
+        &target(ctx),
+        &unlock(&ctx.params),
+        invalid(&ctx.params),
+    )
+    .map_err(|e| from_service(e, ctx.caller))?;
+    let embedding = Embedding::new(state, ctx)?;
+    Ok(ApiResponse::ok(embedding.event(&event, true, false)?))
+}
+
+fn create(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
+    let (params, write, fields) = write(ctx);
+    let event = events::create(
+        &state.store,
+        &request(ctx),
+        &write,
+        &fields,
+        invalid(&params),
+    )
+    .map_err(|e| from_service(e, ctx.caller))?;
+    let embedding = Embedding::new(state, ctx)?;
+    let mut answer = ApiResponse::ok(embedding.event(&event, false, false)?).header(
+        LOCATION,
+        ctx.links.route(&format!("/events/{}", event.post.id)),
+    );
+    answer.status = StatusCode::CREATED;
+    Ok(answer)
+}
+
+fn update(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
+    let (params, write, fields) = write(ctx);
+    let event = events::update(
+        &state.store,
+        &request(ctx),
+        &target(ctx),
+        &write,
+        &fields,
+        invalid(&params),
+    )
+    .map_err(|e| from_service(e, ctx.caller))?;
+    let embedding = Embedding::new(state, ctx)?;
+    Ok(ApiResponse::ok(embedding.event(&event, false, false)?))
+}
+
+fn delete(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
+    let event = events::delete(
+        &state.store,
+        &request(ctx),
+        &target(ctx),
+        invalid(&ctx.params),
+    )
+    .map_err(|e| from_service(e, ctx.caller))?;
+    let embedding = Embedding::new(state, ctx)?;
+    Ok(ApiResponse::ok(embedding.event(&event, false, false)?))
+}
+
+/// A date filter parsed in UTC (§2.2).
+fn utc_date(
+    params: &Params,
+    name: &str,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Option<NaiveDateTime> {
+    params
+        .get(name)
+        .and_then(|v| datetime::parse(v, &Zone::Utc, now).ok())
+        .map(|d| d.local)
+}
+
+fn list(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
+    let mut params = ctx.params.clone();
+    let now = chrono::Utc::now();
+    let (page, per_page) = lists::paging(&params);
+    let strict = params
+        .str("strict_dates")
+        .map(|s| scalars::strict_dates(&json!(s)).unwrap_or(false))
+        .unwrap_or(false);
+    let relevance = params.str("orderby") == Some("relevance");
+    if relevance && !params.has("search") {
+        refuse(&mut params, "orderby", "requires search.");
+    }
+    let geoloc = params.bool("geoloc");
+    let lat = params.get("geoloc_lat").and_then(Value::as_f64);
+    let lng = params.get("geoloc_lng").and_then(Value::as_f64);
+    if geoloc == Some(true) {
+        match (lat, lng) {
+            (Some(_), None) => refuse(
+                &mut params,
+                "geoloc_lng",
+                "must be sent together with geoloc_lat.",
+            ),
+            (None, Some(_)) => refuse(
+                &mut params,
+                "geoloc_lat",
+                "must be sent together with geoloc_lng.",
+            ),
+            _ => {}
+        }
+    }
+    let unit_km = if params.str("geoloc_unit") == Some("km") {
+        1.0
+    } else {
+        1.609_344
+    };
+    let radius = params
+        .get("geoloc_radius")
+        .and_then(Value::as_f64)
+        .unwrap_or(25.0);
+    let query = EventQuery {
+        page,
+        per_page,
+        start_date: utc_date(&params, "start_date", now),
+        end_date: utc_date(&params, "end_date", now),
+        starts_before: utc_date(&params, "starts_before", now),
+        starts_after: utc_date(&params, "starts_after", now),
+        ends_before: utc_date(&params, "ends_before", now),
+        ends_after: utc_date(&params, "ends_after", now),
+        strict,
+        search: params.str("search").map(str::to_string),
+        relevance,
+        categories: params.get("categories").and_then(Value::as_array).cloned(),
+        tags: params.get("tags").and_then(Value::as_array).cloned(),
+        venues: params.ids("venue"),
+        organizers: params.ids("organizer"),
+        featured: params.bool("featured"),
+        status: params.strings("status"),
+        geoloc,
+        geo_point: lat.zip(lng),
+        geo_radius_km: radius * unit_km,
+        include: params.ids("include"),
+        post_parent: params.i64("post_parent").map(|p| p as u64),
+        ticketed: params.bool("ticketed"),
+        unlock: unlock(&params),
+    };
+    let request: Request = request(ctx);
+    let archive = events::list(&state.store, &request, &query, params.invalid.clone())
+        .map_err(|e| from_service(e, ctx.caller))?;
+    let embedding = Embedding::new(state, ctx)?;
+    let mut items = Vec::with_capacity(archive.page.items.len());
+    for event in &archive.page.items {
+        let masked = !query.unlock.opens(event, ctx.caller, request.now);
+        items.push(embedding.event(event, false, masked)?);
+    }
+    let q = link_query(&params, &query, &archive.window, ctx);
+    let answer = ListAnswer {
+        links: &ctx.links,
+        collection: "events",
+        page,
+        per_page,
+        total: archive.page.total,
+        query: q,
+        explicit_language: params.translation_language().map(|l| l.code()),
+    };
+    let links = answer.links();
+    let mut body = Map::new();
+    body.insert("events".into(), Value::Array(items));
+    body.insert("rest_url".into(), json!(links.rest_url));
+    if let Some(next) = &links.next {
+        body.insert("next_rest_url".into(), json!(next));
+    }
+    if let Some(previous) = &links.previous {
+        body.insert("previous_rest_url".into(), json!(previous));
+    }
+    body.insert("total".into(), json!(archive.page.total));
+    body.insert("total_pages".into(), json!(links.total_pages));
+    Ok(answer.respond(body, &links))
+}
+
+/// Q of events.md §2.8: the effective parameters, in the contract's order.
+fn link_query(
+    params: &Params,
+    query: &EventQuery,
+    window: &events::Window,
+    ctx: &Context,
+) -> Vec<(&'static str, String)> {
+    let fmt = |t: &Option<NaiveDateTime>| t.as_ref().map(datetime::format);
+    let flag = |b: bool| if b { "1".to_string() } else { "0".to_string() };
+    let joined = |name: &str| {
+        params.get(name).and_then(Value::as_array).map(|items| {
+            items
+                .iter()
+                .map(|v| match v {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                })
+                .collect::<Vec<_>>()
+                .join(",")
+        })
+    };
+    let mut q: Vec<(&'static str, String)> = Vec::new();
+    let mut push = |name: &'static str, value: Option<String>| {
+        if let Some(v) = value {
+            q.push((name, v));
+        }
+    };
+    push("start_date", fmt(&window.start));
+    push("end_date", fmt(&window.end));
+    push("search", query.search.clone());
+    push("orderby", query.relevance.then(|| "relevance".to_string()));
+    push("categories", joined("categories"));
+    push("tags", joined("tags"));
+    push("venue", joined("venue"));
+    push("organizer", joined("organizer"));
+    push("featured", query.featured.map(flag));
+    if query.geoloc == Some(true) {
+        push("geoloc", Some("1".into()));
+        push("geoloc_lat", params.get("geoloc_lat").map(Value::to_string));
+        push("geoloc_lng", params.get("geoloc_lng").map(Value::to_string));
+        push(
+            "geoloc_radius",
+            params
+                .sent("geoloc_radius")
+                .then(|| params.get("geoloc_radius").map(Value::to_string))
+                .flatten(),
+        );
+        push(
+            "geoloc_unit",
+            params
+                .sent("geoloc_unit")
+                .then(|| params.str("geoloc_unit").map(str::to_string))
+                .flatten(),
+        );
+    }
+    let status = if ctx.caller.has(crate::auth::Capability::EditPosts) {
+        query
+            .status
+            .as_ref()
+            .map(|s| s.join(","))
+            .unwrap_or_else(|| "any".into())
+    } else {
+        "publish".into()
+    };
+    push("status", Some(status));
+    push("post_parent", query.post_parent.map(|p| p.to_string()));
+    push("include", joined("include"));
+    push("starts_before", fmt(&window.starts_before));
+    push("starts_after", fmt(&window.starts_after));
+    push("ends_before", fmt(&window.ends_before));
+    push("ends_after", fmt(&window.ends_after));
+    push("ticketed", query.ticketed.map(flag));
+    push("strict_dates", query.strict.then(|| "true".to_string()));
+    q
+}

@@ -1,0 +1,46 @@
+//! The event record.
+
+use super::post::{PostMeta, PostRecord};
+use super::Kind;
+use chrono::NaiveDateTime;
+use serde::{Deserialize, Serialize};
+
+/// An event (events.md §1). Local dates are wall clocks in `timezone`; the UTC instants are
+/// derived from them at every save.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    pub post: PostMeta,
+    pub start_local: NaiveDateTime,
+    pub end_local: NaiveDateTime,
+    pub start_utc: NaiveDateTime,
+    pub end_utc: NaiveDateTime,
+    /// Stored spelling: an IANA name, `UTC`, or `UTC±offset`.
+    pub timezone: String,
+    /// The zone's abbreviation at the local start, computed at save time.
+    pub timezone_abbr: String,
+    pub all_day: bool,
+    pub cost: crate::values::cost::Cost,
+    pub website: String,
+    pub show_map: bool,
+    pub show_map_link: bool,
+    pub hide_from_listings: bool,
+    pub sticky: bool,
+    pub featured: bool,
+    pub ticketed: bool,
+    pub post_parent: u64,
+    pub categories: Vec<u64>,
+    pub tags: Vec<u64>,
+    pub venue: Option<u64>,
+    pub organizers: Vec<u64>,
+    pub password: Option<String>,
+}
+
+impl PostRecord for Event {
+    const KIND: Kind = Kind::Event;
+    fn meta(&self) -> &PostMeta {
+        &self.post
+    }
+    fn meta_mut(&mut self) -> &mut PostMeta {
+        &mut self.post
+    }
+}

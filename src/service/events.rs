@@ -1,0 +1,980 @@
+//! Events (events.md): create, read by ID and slug, update, trash and the archive. The common
+//! post rules come from [`super::posts`]; inline venues and organizers from [`super::linked`].
+
+use crate::auth::capabilities;
+use crate::auth::{Caller, Capability};
+use crate::model::event::Event;
+use crate::model::post::{Organizer, PostMeta, Venue};
+use crate::model::term::Term;
+use crate::model::{Kind, Language, Status};
+use crate::service::linked::{self, LinkedKind, Request};
+use crate::service::posts::{self, PostWrite};
+use crate::service::{Page, ServiceError, ServiceResult};
+use crate::store::{PostIdKind, Reads, Store, WriteTx};
+use crate::values::cost::Cost;
+use crate::values::datetime;
+use crate::values::search::SearchQuery;
+use crate::values::timezone::Zone;
+use crate::values::{slug, Invalid, SubCode};
+use chrono::{Duration, NaiveDateTime, NaiveTime};
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// A category or tag named in an event write (events.md §4.8).
+#[derive(Debug, Clone)]
+pub enum TermRef {
+    Id(u64),
+    Name(String),
+}
+
+/// A venue or organizer named in an event write (events.md §4.7).
+#[derive(Debug, Clone)]
+pub enum LinkRef<R: LinkedKind> {
+    Id(u64),
+    Inline(Box<(PostWrite, R::Fields)>),
+}
+
+/// The event's own write fields; `None` = not sent.
+#[derive(Debug, Clone, Default)]
+pub struct EventFields {
+    pub start_date: Option<Value>,
+    pub end_date: Option<Value>,
+    pub timezone: Option<Zone>,
+    pub all_day: Option<bool>,
+    pub cost: Option<Cost>,
+    pub website: Option<String>,
+    pub show_map: Option<bool>,
+    pub show_map_link: Option<bool>,
+    pub hide_from_listings: Option<bool>,
+    pub sticky: Option<bool>,
+    pub featured: Option<bool>,
+    pub ticketed: Option<bool>,
+    pub categories: Option<Vec<TermRef>>,
+    pub tags: Option<Vec<TermRef>>,
+    /// `Some(None)` unlinks the venue.
+    pub venue: Option<Option<LinkRef<Venue>>>,
+    pub organizers: Option<Vec<LinkRef<Organizer>>>,
+    /// `Some("")` removes the password.
+    pub password: Option<String>,
+    pub post_parent: Option<u64>,
+    pub slug: Option<String>,
+}
+
+fn fail_if_invalid(invalid: Vec<(String, Invalid)>) -> ServiceResult<()> {
+    if invalid.is_empty() {
+        Ok(())
+    } else {
+        Err(ServiceError::Invalid(invalid))
+    }
+}
+
+fn refuse(invalid: &mut Vec<(String, Invalid)>, name: &str, reason: &str) {
+    invalid.push((
+        name.into(),
+        Invalid::new(SubCode::InvalidReference, reason.to_string()),
+    ));
+}
+
+/// Step 9 checks of the event's references in `language` (the event's language).
+fn check_references(
+    tx: &impl Reads,
+    language: Language,
+    own_id: Option<u64>,
+    fields: &EventFields,
+    invalid: &mut Vec<(String, Invalid)>,
+) -> ServiceResult<()> {
+    let in_language = |kind: Kind, id: u64| -> ServiceResult<bool> {
+        Ok(tx
+            .get_record::<PostMeta>(kind, id)?
+            .is_some_and(|m| m.language == language))
+    };
+    if let Some(Some(LinkRef::Id(id))) = &fields.venue {
+        if tx.post_kind_of(*id)? != Some(PostIdKind::Record(Kind::Venue))
+            || !in_language(Kind::Venue, *id)?
+        {
+            refuse(
+                invalid,
+                "venue",
+                "must name an existing venue in the event's language.",
+            );
+        }
+    }
+    if let Some(organizers) = &fields.organizers {
+        for link in organizers {
+            if let LinkRef::Id(id) = link {
+                if tx.post_kind_of(*id)? != Some(PostIdKind::Record(Kind::Organizer))
+                    || !in_language(Kind::Organizer, *id)?
+                {
+                    refuse(
+                        invalid,
+                        "organizer",
+                        "must name existing organizers in the event's language.",
+                    );
+                    break;
+                }
+            }
+        }
+    }
+    if let Some(parent) = fields.post_parent.filter(|p| *p != 0) {
+        let ok = Some(parent) != own_id
+            && tx.post_kind_of(parent)? == Some(PostIdKind::Record(Kind::Event))
+            && in_language(Kind::Event, parent)?;
+        if !ok {
+            refuse(
+                invalid,
+                "post_parent",
+                "must name another existing event in the same language.",
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Parses `start_date`/`end_date` in the reference zone of §4.3 and applies the all-day and
+/// end-before-start rules. `current` holds the stored values on update.
+fn schedule_dates(
+    event: &mut Event,
+    fields: &EventFields,
+    zone: &Zone,
+    now: chrono::DateTime<chrono::Utc>,
+) {
+    let parse = |v: &Value| datetime::parse(v, zone, now).ok().map(|d| d.local);
+    if let Some(start) = fields.start_date.as_ref().and_then(parse) {
+        event.start_local = start;
+    }
+    if let Some(end) = fields.end_date.as_ref().and_then(parse) {
+        event.end_local = end;
+    }
+    if let Some(all_day) = fields.all_day {
+        event.all_day = all_day;
+    }
+    if event.all_day {
+        event.start_local = event.start_local.date().and_time(NaiveTime::MIN);
+        event.end_local = event
+            .end_local
+            .date()
+            .and_hms_opt(23, 59, 59)
+            .expect("23:59:59 is a valid time");
+    }
+    if event.end_local < event.start_local {
+        event.end_local = event.start_local;
+    }
+    event.timezone = zone.name();
+    event.start_utc = zone.to_utc(event.start_local).naive_utc();
+    event.end_utc = zone.to_utc(event.end_local).naive_utc();
+    event.timezone_abbr = zone.abbreviation(zone.to_utc(event.start_local));
+}
+
+/// Resolves term references (§4.8): IDs of the language are kept, unknown IDs skipped, names
+/// looked up by slug then by exact name, and created when missing.
+fn resolve_terms(
+    tx: &mut WriteTx,
+    kind: Kind,
+    language: Language,
+    refs: &[TermRef],
+) -> ServiceResult<Vec<u64>> {
+    let mut ids: Vec<u64> = Vec::new();
+    for r in refs {
+        let id = match r {
+            TermRef::Id(id) => tx
+                .get_record::<Term>(kind, *id)?
+                .filter(|t| t.language == language)
+                .map(|t| t.id),
+            TermRef::Name(name) => Some(super::terms::find_or_create(tx, kind, language, name)?),
+        };
+        if let Some(id) = id {
+            if !ids.contains(&id) {
+                ids.push(id);
+            }
+        }
+    }
+    Ok(ids)
+}
+
+fn link<R: LinkedKind>(
+    tx: &mut WriteTx,
+    request: &Request,
+    link: &LinkRef<R>,
+) -> ServiceResult<u64> {
+    match link {
+        LinkRef::Id(id) => Ok(*id),
+        LinkRef::Inline(inline) => {
+            let (write, fields) = inline.as_ref();
+            Ok(linked::insert::<R>(tx, request, write, fields)?.meta().id)
+        }
+    }
+}
+
+/// Applies the event's own fields (create and update alike; absent fields unchanged).
+fn apply_fields(
+    tx: &mut WriteTx,
+    request: &Request,
+    event: &mut Event,
+    fields: &EventFields,
+    stored_zone: Option<Zone>,
+) -> ServiceResult<()> {
+    let language = event.post.language;
+    let zone = fields.timezone.clone().or(stored_zone).unwrap_or(Zone::Utc);
+    schedule_dates(event, fields, &zone, request.now.and_utc());
+    macro_rules! set {
+        ($($field:ident),*) => {$(
+            if let Some(v) = fields.$field {
+                event.$field = v;
+            }
+        )*};
+    }
+    set!(
+        show_map,
+        show_map_link,
+        hide_from_listings,
+        sticky,
+        featured,
+        ticketed,
+        post_parent
+    );
+    if let Some(cost) = &fields.cost {
+        event.cost = cost.clone();
+    }
+    if let Some(website) = &fields.website {
+        event.website = website.clone();
+    }
+    if let Some(password) = &fields.password {
+        event.password = (!password.is_empty()).then(|| password.clone());
+    }
+    if let Some(refs) = &fields.categories {
+        event.categories = resolve_terms(tx, Kind::Category, language, refs)?;
+    }
+    if let Some(refs) = &fields.tags {
+        event.tags = resolve_terms(tx, Kind::Tag, language, refs)?;
+    }
+    let linked_request = Request {
+        language,
+        ..*request
+    };
+    if let Some(venue) = &fields.venue {
+        event.venue = match venue {
+            Some(v) => Some(link(tx, &linked_request, v)?),
+            None => None,
+        };
+    }
+    if let Some(organizers) = &fields.organizers {
+        let mut ids = Vec::new();
+        for o in organizers {
+            let id = link(tx, &linked_request, o)?;
+            if !ids.contains(&id) {
+                ids.push(id);
+            }
+        }
+        event.organizers = ids;
+    }
+    Ok(())
+}
+
+/// `POST /events`.
+pub fn create(
+    store: &Store,
+    request: &Request,
+    write: &PostWrite,
+    fields: &EventFields,
+    mut invalid: Vec<(String, Invalid)>,
+) -> ServiceResult<Event> {
+    store.write(|tx| {
+        posts::check_references(
+            tx,
+            Kind::Event,
+            request.caller,
+            write,
+            request.now,
+            &mut invalid,
+        )?;
+        check_references(tx, request.language, None, fields, &mut invalid)?;
+        fail_if_invalid(invalid)?;
+        if !request.caller.has(Capability::EditPosts) {
+            return Err(ServiceError::Forbidden);
+        }
+        posts::check_author_change(request.caller, write)?;
+        let meta = posts::new_meta(
+            tx,
+            Kind::Event,
+            request.caller,
+            write,
+            request.language,
+            fields.slug.as_deref(),
+            request.now,
+        )?;
+        let mut event = Event {
+            post: meta,
+            start_local: request.now,
+            end_local: request.now,
+            start_utc: request.now,
+            end_utc: request.now,
+            timezone: "UTC".into(),
+            timezone_abbr: "UTC".into(),
+            all_day: false,
+            cost: Cost::default(),
+            website: String::new(),
+            show_map: false,
+            show_map_link: false,
+            hide_from_listings: false,
+            sticky: false,
+            featured: false,
+            ticketed: false,
+            post_parent: 0,
+            categories: Vec::new(),
+            tags: Vec::new(),
+            venue: None,
+            organizers: Vec::new(),
+            password: None,
+        };
+        apply_fields(tx, request, &mut event, fields, None)?;
+        posts::join(tx, &mut event, write.translation_of)?;
+        tx.put_record(Kind::Event, event.post.id, &event)?;
+        Ok(event)
+    })
+}
+
+/// How a single-event route names its target.
+#[derive(Debug, Clone)]
+pub enum Target {
+    Id(u64),
+    Slug(String),
+}
+
+/// ID routes: existence (404) and kind (400) of §3.1, then the explicit-language member.
+fn by_id(rx: &impl Reads, id: u64, explicit: Option<Language>) -> ServiceResult<Event> {
+    let event = match rx.post_kind_of(id)? {
+        None => return Err(ServiceError::EventNotFound),
+        Some(PostIdKind::Record(Kind::Event)) => rx
+            .get_record::<Event>(Kind::Event, id)?
+            .ok_or(ServiceError::EventNotFound)?,
+        Some(_) => return Err(ServiceError::NotAnEvent),
+    };
+    let member = posts::group_member(rx, Kind::Event, &event.post, explicit)
+        .map_err(|_| ServiceError::EventNotFound)?;
+    if member == id {
+        return Ok(event);
+    }
+    rx.get_record::<Event>(Kind::Event, member)?
+        .ok_or(ServiceError::EventNotFound)
+}
+
+/// The event with this (sanitized) slug in the language, any status.
+fn by_slug(rx: &impl Reads, raw: &str, language: Language) -> ServiceResult<Option<Event>> {
+    let Some(id) = rx.slug_owner(Kind::Event, language, &slug::sanitize(raw))? else {
+        return Ok(None);
+    };
+    Ok(rx.get_record::<Event>(Kind::Event, id)?)
+}
+
+fn slug_invalid() -> ServiceError {
+    ServiceError::Invalid(vec![(
+        "slug".into(),
+        Invalid::new(
+            SubCode::InvalidReference,
+            "does not name an event you can read.",
+        ),
+    )])
+}
+
+/// What unlocks a password-protected event for this request (§1.8).
+#[derive(Debug, Clone, Default)]
+pub struct Unlock {
+    pub password: Option<String>,
+    pub context_edit: bool,
+}
+
+impl Unlock {
+    pub fn opens(&self, event: &Event, caller: Caller, now: NaiveDateTime) -> bool {
+        let Some(secret) = &event.password else {
+            return true;
+        };
+        let by_password = self
+            .password
+            .as_deref()
+            .is_some_and(|given| constant_time_eq(given.as_bytes(), secret.as_bytes()));
+        by_password
+            || (self.context_edit
+                && capabilities::can_edit(caller, &posts::access(&event.post, now)))
+    }
+}
+
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// `GET /events/{id}` and `/events/by-slug/{slug}` (§3.1, §3.2).
+pub fn get(
+    store: &Store,
+    request: &Request,
+    target: &Target,
+    unlock: &Unlock,
+    invalid: Vec<(String, Invalid)>,
+) -> ServiceResult<Event> {
+    let rx = store.read()?;
+    let event = match target {
+        Target::Id(id) => {
+            fail_if_invalid(invalid)?;
+            let event = by_id(&rx, *id, request.explicit_language)?;
+            if event.post.status == Status::Trash {
+                return Err(ServiceError::EventGone);
+            }
+            if !posts::can_read(request.caller, &event.post, request.now) {
+                return Err(ServiceError::NotAccessible(Kind::Event));
+            }
+            event
+        }
+        Target::Slug(raw) => {
+            let found = by_slug(&rx, raw, request.language)?.filter(|e| {
+                e.post.status != Status::Trash
+                    && posts::can_read(request.caller, &e.post, request.now)
+            });
+            let mut invalid = invalid;
+            if found.is_none() {
+                if let ServiceError::Invalid(mut v) = slug_invalid() {
+                    invalid.append(&mut v);
+                }
+            }
+            fail_if_invalid(invalid)?;
+            found.expect("checked above")
+        }
+    };
+    if !unlock.opens(&event, request.caller, request.now) {
+        return Err(ServiceError::PasswordProtected);
+    }
+    Ok(event)
+}
+
+/// `POST/PUT/PATCH /events/{id}` and by slug (§3.5).
+pub fn update(
+    store: &Store,
+    request: &Request,
+    target: &Target,
+    write: &PostWrite,
+    fields: &EventFields,
+    mut invalid: Vec<(String, Invalid)>,
+) -> ServiceResult<Event> {
+    store.write(|tx| {
+        // Validation uses the event's language when the event exists (§4.7).
+        let existing = match target {
+            Target::Id(id) => by_id(tx, *id, request.explicit_language).ok(),
+            Target::Slug(raw) => by_slug(tx, raw, request.language)?,
+        };
+        let language = existing
+            .as_ref()
+            .map(|e| e.post.language)
+            .unwrap_or(request.language);
+        posts::check_references(
+            tx,
+            Kind::Event,
+            request.caller,
+            write,
+            request.now,
+            &mut invalid,
+        )?;
+        check_references(
+            tx,
+            language,
+            existing.as_ref().map(|e| e.post.id),
+            fields,
+            &mut invalid,
+        )?;
+        fail_if_invalid(invalid)?;
+        let mut event = match (target, existing) {
+            (_, Some(event)) => {
+                if !capabilities::can_edit(request.caller, &posts::access(&event.post, request.now))
+                {
+                    return Err(ServiceError::Forbidden);
+                }
+                event
+            }
+            (Target::Id(id), None) => {
+                if !request.caller.has(Capability::EditPosts) {
+                    return Err(ServiceError::Forbidden);
+                }
+                by_id(tx, *id, request.explicit_language)?;
+                unreachable!("by_id failed above for a missing event")
+            }
+            (Target::Slug(_), None) => {
+                if !request.caller.has(Capability::EditPosts) {
+                    return Err(ServiceError::Forbidden);
+                }
+                return Err(ServiceError::EventNotFound);
+            }
+        };
+        posts::check_author_change(request.caller, write)?;
+        let stored_zone = Zone::parse(&event.timezone).ok();
+        posts::apply_update(
+            tx,
+            Kind::Event,
+            &mut event.post,
+            request.caller,
+            write,
+            request.now,
+        )?;
+        if let Some(requested) = &fields.slug {
+            let candidate = slug::or_id(slug::sanitize(requested), event.post.id);
+            if candidate != event.post.slug {
+                tx.remove_slug(Kind::Event, event.post.language, &event.post.slug)?;
+                event.post.slug = posts::claim_slug(
+                    tx,
+                    Kind::Event,
+                    event.post.language,
+                    &candidate,
+                    event.post.id,
+                )?;
+            }
+        }
+        apply_fields(tx, request, &mut event, fields, stored_zone)?;
+        posts::join(tx, &mut event, write.translation_of)?;
+        tx.put_record(Kind::Event, event.post.id, &event)?;
+        Ok(event)
+    })
+}
+
+/// `DELETE /events/{id}` and by slug (§3.3, §3.4): to the trash.
+pub fn delete(
+    store: &Store,
+    request: &Request,
+    target: &Target,
+    invalid: Vec<(String, Invalid)>,
+) -> ServiceResult<Event> {
+    store.write(|tx| {
+        let mut event = match target {
+            Target::Id(id) => {
+                fail_if_invalid(invalid)?;
+                match by_id(tx, *id, request.explicit_language) {
+                    Ok(event) => event,
+                    Err(e) => {
+                        if !request.caller.has(Capability::EditPosts) {
+                            return Err(ServiceError::Forbidden);
+                        }
+                        return Err(e);
+                    }
+                }
+            }
+            Target::Slug(raw) => {
+                let found = by_slug(tx, raw, request.language)?;
+                let mut invalid = invalid;
+                if found.is_none() {
+                    if let ServiceError::Invalid(mut v) = slug_invalid() {
+                        invalid.append(&mut v);
+                    }
+                }
+                fail_if_invalid(invalid)?;
+                found.expect("checked above")
+            }
+        };
+        if !capabilities::can_delete(request.caller, &posts::access(&event.post, request.now)) {
+            return Err(ServiceError::Forbidden);
+        }
+        if event.post.status == Status::Trash {
+            return Err(ServiceError::InTrash(Kind::Event));
+        }
+        posts::trash(tx, Kind::Event, &mut event.post, request.now)?;
+        tx.put_record(Kind::Event, event.post.id, &event)?;
+        Ok(event)
+    })
+}
+
+/// A date bound of the archive (§2.3), already parsed in UTC.
+#[derive(Debug, Clone, Copy)]
+pub struct Bound(pub NaiveDateTime);
+
+/// The validated parameters of `GET /events`.
+#[derive(Debug, Clone, Default)]
+pub struct EventQuery {
+    pub page: usize,
+    pub per_page: usize,
+    pub start_date: Option<NaiveDateTime>,
+    pub end_date: Option<NaiveDateTime>,
+    pub starts_before: Option<NaiveDateTime>,
+    pub starts_after: Option<NaiveDateTime>,
+    pub ends_before: Option<NaiveDateTime>,
+    pub ends_after: Option<NaiveDateTime>,
+    pub strict: bool,
+    pub search: Option<String>,
+    pub relevance: bool,
+    /// Raw items as sent (IDs or slugs/names).
+    pub categories: Option<Vec<Value>>,
+    pub tags: Option<Vec<Value>>,
+    pub venues: Option<Vec<u64>>,
+    pub organizers: Option<Vec<u64>>,
+    pub featured: Option<bool>,
+    pub status: Option<Vec<String>>,
+    pub geoloc: Option<bool>,
+    pub geo_point: Option<(f64, f64)>,
+    /// Radius in kilometres.
+    pub geo_radius_km: f64,
+    pub include: Option<Vec<u64>>,
+    pub post_parent: Option<u64>,
+    pub ticketed: Option<bool>,
+    pub unlock: Unlock,
+}
+
+/// The date window actually applied (§2.3), for the links.
+#[derive(Debug, Clone, Default)]
+pub struct Window {
+    pub start: Option<NaiveDateTime>,
+    pub end: Option<NaiveDateTime>,
+    pub starts_before: Option<NaiveDateTime>,
+    pub starts_after: Option<NaiveDateTime>,
+    pub ends_before: Option<NaiveDateTime>,
+    pub ends_after: Option<NaiveDateTime>,
+}
+
+fn day_start(t: NaiveDateTime) -> NaiveDateTime {
+    t.date().and_time(NaiveTime::MIN)
+}
+
+fn day_end(t: NaiveDateTime) -> NaiveDateTime {
+    t.date().and_hms_opt(23, 59, 59).expect("valid time")
+}
+
+/// §2.3.2–§2.3.5: normalised bounds and defaults.
+pub fn window(query: &EventQuery, now: NaiveDateTime) -> Window {
+    let relative_given = query.starts_before.is_some()
+        || query.starts_after.is_some()
+        || query.ends_before.is_some()
+        || query.ends_after.is_some();
+    let snap = |t: Option<NaiveDateTime>| t.map(|t| if query.strict { t } else { day_end(t) });
+    let mut w = Window {
+        starts_before: snap(query.starts_before),
+        starts_after: snap(query.starts_after),
+        ends_before: snap(query.ends_before),
+        ends_after: snap(query.ends_after),
+        ..Window::default()
+    };
+    if query.include.is_some() {
+        return w;
+    }
+    let yesterday = now - Duration::days(1);
+    let in_two_years = datetime::parse_str("+24 months", &Zone::Utc, now.and_utc())
+        .map(|d| d.local)
+        .unwrap_or(now);
+    w.start = match query.start_date {
+        Some(s) => Some(if query.strict { s } else { day_start(s) }),
+        None if relative_given => None,
+        None if query.strict => Some(yesterday.date().and_hms_opt(23, 59, 0).expect("valid time")),
+        None => Some(day_start(yesterday)),
+    };
+    w.end = match query.end_date {
+        Some(e) => Some(if query.strict { e } else { day_end(e) }),
+        None if relative_given => None,
+        None if query.strict => Some(in_two_years),
+        None => Some(day_end(in_two_years)),
+    };
+    w
+}
+
+impl Window {
+    fn contains(&self, e: &Event) -> bool {
+        self.start.is_none_or(|s| e.start_local >= s)
+            && self.end.is_none_or(|b| e.end_local <= b)
+            && self.starts_before.is_none_or(|b| e.start_local < b)
+            && self.starts_after.is_none_or(|a| e.start_local > a)
+            && self.ends_before.is_none_or(|b| e.end_local < b)
+            && self.ends_after.is_none_or(|a| e.end_local > a)
+    }
+}
+
+/// Resolves a term filter (§2.2): IDs or slugs/names of the language; unknown → invalid.
+fn term_filter(terms: &[Term], items: &[Value]) -> Option<Vec<u64>> {
+    let mut ids = Vec::new();
+    for item in items {
+        let found = match item {
+            Value::Number(n) => n.as_u64().and_then(|id| terms.iter().find(|t| t.id == id)),
+            Value::String(s) if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) => s
+                .parse::<u64>()
+                .ok()
+                .and_then(|id| terms.iter().find(|t| t.id == id)),
+            Value::String(s) => {
+                let wanted = slug::sanitize(s);
+                terms.iter().find(|t| t.slug == *s || t.slug == wanted)
+            }
+            _ => None,
+        };
+        ids.push(found?.id);
+    }
+    Some(ids)
+}
+
+/// A category and every descendant (§2.2: categories match their descendants).
+fn with_descendants(terms: &[Term], roots: &[u64]) -> Vec<u64> {
+    let mut out: Vec<u64> = roots.to_vec();
+    let mut i = 0;
+    while i < out.len() {
+        let parent = out[i];
+        for t in terms.iter().filter(|t| t.parent == parent) {
+            if !out.contains(&t.id) {
+                out.push(t.id);
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+fn haversine_km((lat1, lng1): (f64, f64), (lat2, lng2): (f64, f64)) -> f64 {
+    const EARTH_KM: f64 = 6371.0088;
+    let (p1, p2) = (lat1.to_radians(), lat2.to_radians());
+    let dp = (lat2 - lat1).to_radians();
+    let dl = (lng2 - lng1).to_radians();
+    let a = (dp / 2.0).sin().powi(2) + p1.cos() * p2.cos() * (dl / 2.0).sin().powi(2);
+    2.0 * EARTH_KM * a.sqrt().asin()
+}
+
+/// The archive's answer: the page and the window applied.
+pub struct Archive {
+    pub page: Page<Event>,
+    pub window: Window,
+}
+
+/// `GET /events` (§2). Until the search index answers it, the archive is computed from the
+/// store; results, order and totals are the contract's.
+pub fn list(
+    store: &Store,
+    request: &Request,
+    query: &EventQuery,
+    mut invalid: Vec<(String, Invalid)>,
+) -> ServiceResult<Archive> {
+    let rx = store.read()?;
+    let language = request.language;
+    let statuses = match posts::status_set(request.caller, query.status.as_deref()) {
+        Ok(s) => s,
+        Err(why) => {
+            invalid.push(("status".into(), why));
+            Vec::new()
+        }
+    };
+    let categories: Vec<Term> = rx
+        .scan::<Term>(Kind::Category)?
+        .into_iter()
+        .filter(|t| t.language == language)
+        .collect();
+    let tags: Vec<Term> = rx
+        .scan::<Term>(Kind::Tag)?
+        .into_iter()
+        .filter(|t| t.language == language)
+        .collect();
+    let category_ids = query
+        .categories
+        .as_ref()
+        .map(|items| term_filter(&categories, items));
+    if matches!(category_ids, Some(None)) {
+        refuse(
+            &mut invalid,
+            "categories",
+            "must name existing categories by ID or slug.",
+        );
+    }
+    let tag_ids = query.tags.as_ref().map(|items| term_filter(&tags, items));
+    if matches!(tag_ids, Some(None)) {
+        refuse(
+            &mut invalid,
+            "tags",
+            "must name existing tags by ID or slug.",
+        );
+    }
+    for (name, kind, ids) in [
+        ("venue", Kind::Venue, &query.venues),
+        ("organizer", Kind::Organizer, &query.organizers),
+    ] {
+        if let Some(ids) = ids {
+            for id in ids {
+                let ok = rx
+                    .get_record::<PostMeta>(kind, *id)?
+                    .is_some_and(|m| m.language == language)
+                    && rx.post_kind_of(*id)? == Some(PostIdKind::Record(kind));
+                if !ok {
+                    refuse(
+                        &mut invalid,
+                        name,
+                        "must name existing records in the selected language.",
+                    );
+                    break;
+                }
+            }
+        }
+    }
+    if let Some(parent) = query.post_parent {
+        let ok = rx.post_kind_of(parent)? == Some(PostIdKind::Record(Kind::Event))
+            && rx
+                .get_record::<PostMeta>(Kind::Event, parent)?
+                .is_some_and(|m| m.language == language);
+        if !ok {
+            refuse(
+                &mut invalid,
+                "post_parent",
+                "must name an existing event in the selected language.",
+            );
+        }
+    }
+    fail_if_invalid(invalid)?;
+    let category_ids = category_ids
+        .flatten()
+        .map(|ids| with_descendants(&categories, &ids));
+    let tag_ids = tag_ids.flatten();
+    let window = window(query, request.now);
+    let search = query
+        .search
+        .as_deref()
+        .map(|q| SearchQuery::parse(q, language))
+        .filter(|q| !q.is_empty());
+    let mut names: HashMap<(Kind, u64), String> = HashMap::new();
+    let geo_of = |venue: Option<u64>| -> Option<(f64, f64)> {
+        let v = rx.get_record::<Venue>(Kind::Venue, venue?).ok()??;
+        v.geo.map(|g| (g.lat, g.lng))
+    };
+    let mut matched: Vec<(f32, Event)> = Vec::new();
+    for event in rx.scan::<Event>(Kind::Event)? {
+        let m = &event.post;
+        if m.language != language
+            || event.hide_from_listings
+            || !statuses.contains(&m.effective_status(request.now))
+            || !posts::can_read(request.caller, m, request.now)
+            || !window.contains(&event)
+            || query
+                .include
+                .as_ref()
+                .is_some_and(|ids| !ids.contains(&m.id))
+            || query.featured.is_some_and(|f| f != event.featured)
+            || query.ticketed.is_some_and(|t| t != event.ticketed)
+            || query.post_parent.is_some_and(|p| p != event.post_parent)
+            || category_ids
+                .as_ref()
+                .is_some_and(|ids| !event.categories.iter().any(|c| ids.contains(c)))
+            || tag_ids
+                .as_ref()
+                .is_some_and(|ids| !event.tags.iter().any(|t| ids.contains(t)))
+            || query
+                .venues
+                .as_ref()
+                .is_some_and(|ids| !event.venue.is_some_and(|v| ids.contains(&v)))
+            || query
+                .organizers
+                .as_ref()
+                .is_some_and(|ids| !event.organizers.iter().any(|o| ids.contains(o)))
+        {
+            continue;
+        }
+        if query.geoloc == Some(true) {
+            let Some(point) = geo_of(event.venue) else {
+                continue;
+            };
+            if let Some(center) = query.geo_point {
+                if haversine_km(center, point) > query.geo_radius_km {
+                    continue;
+                }
+            }
+        }
+        let score = match &search {
+            None => 0.0,
+            Some(q) => {
+                let mut linked_names = Vec::new();
+                for (kind, id) in event
+                    .venue
+                    .map(|v| (Kind::Venue, v))
+                    .into_iter()
+                    .chain(event.organizers.iter().map(|o| (Kind::Organizer, *o)))
+                {
+                    let name = match names.get(&(kind, id)) {
+                        Some(n) => n.clone(),
+                        None => {
+                            let n = rx
+                                .get_record::<PostMeta>(kind, id)?
+                                .map(|m| m.title)
+                                .unwrap_or_default();
+                            names.insert((kind, id), n.clone());
+                            n
+                        }
+                    };
+                    linked_names.push(name);
+                }
+                let mut fields: Vec<&str> = vec![&m.title, &m.description, &m.excerpt];
+                fields.extend(linked_names.iter().map(String::as_str));
+                if !q.matches(&fields) {
+                    continue;
+                }
+                q.score(&fields)
+            }
+        };
+        matched.push((score, event));
+    }
+    let by_publication = query.include.is_some();
+    matched.sort_by(|(sa, a), (sb, b)| {
+        let relevance = if query.relevance {
+            sb.total_cmp(sa)
+        } else {
+            std::cmp::Ordering::Equal
+        };
+        let natural = if by_publication {
+            a.post.date.cmp(&b.post.date)
+        } else {
+            a.start_local.cmp(&b.start_local)
+        };
+        relevance.then(natural).then(a.post.id.cmp(&b.post.id))
+    });
+    let page = Page::of(
+        matched.into_iter().map(|(_, e)| e).collect(),
+        query.page,
+        query.per_page,
+    );
+    if query.page > 1 && page.items.is_empty() {
+        return Err(ServiceError::PageNotFound(Kind::Event));
+    }
+    Ok(Archive { page, window })
+}
+
+/// Published events per term of a language (terms.md §1 `count`), counted live.
+pub fn term_counts(rx: &impl Reads, now: NaiveDateTime) -> ServiceResult<HashMap<u64, u64>> {
+    let mut counts = HashMap::new();
+    for event in rx.scan::<Event>(Kind::Event)? {
+        if event.post.effective_status(now) == Status::Publish {
+            for id in event.categories.iter().chain(&event.tags) {
+                *counts.entry(*id).or_insert(0) += 1;
+            }
+        }
+    }
+    Ok(counts)
+}
+
+/// A deleted term disappears from every event that carried it (terms.md §6.2).
+pub fn forget_term(tx: &mut WriteTx, kind: Kind, term: u64) -> ServiceResult<()> {
+    for mut event in tx.scan::<Event>(Kind::Event)? {
+        let list = if kind == Kind::Category {
+            &mut event.categories
+        } else {
+            &mut event.tags
+        };
+        if list.contains(&term) {
+            list.retain(|t| *t != term);
+            tx.put_record(Kind::Event, event.post.id, &event)?;
+        }
+    }
+    Ok(())
+}
+
+/// A trashed venue or organizer is removed from every event that links it, without changing
+/// the events' `modified` (venues-organizers.md §5.7).
+pub fn forget_linked(tx: &mut WriteTx, kind: Kind, id: u64) -> ServiceResult<()> {
+    for mut event in tx.scan::<Event>(Kind::Event)? {
+        let changed = match kind {
+            Kind::Venue if event.venue == Some(id) => {
+                event.venue = None;
+                true
+            }
+            Kind::Organizer if event.organizers.contains(&id) => {
+                event.organizers.retain(|o| *o != id);
+                true
+            }
+            _ => false,
+        };
+        if changed {
+            tx.put_record(Kind::Event, event.post.id, &event)?;
+        }
+    }
+    Ok(())
+}
