@@ -90,13 +90,34 @@ async fn run(
     let mut sigint = signal(SignalKind::interrupt()).map_err(|e| Exit::new(1, e))?;
     let mut sigterm = signal(SignalKind::terminate()).map_err(|e| Exit::new(1, e))?;
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-    let server = warp::serve(http::filter(state))
+    let server = warp::serve(http::filter(state.clone()))
         .incoming(listener)
         .graceful(async {
             let _ = stop_rx.await;
         })
         .run();
     let server = tokio::spawn(server);
+
+    // Scheduled publication (§4.4): at start-up, then every minute.
+    let scheduler_store = state.store.clone();
+    tokio::spawn(async move {
+        let mut every_minute = tokio::time::interval(Duration::from_secs(60));
+        loop {
+            every_minute.tick().await;
+            let store = scheduler_store.clone();
+            let now = chrono::Utc::now().naive_utc();
+            match tokio::task::spawn_blocking(move || {
+                crate::service::posts::publish_due(&store, now)
+            })
+            .await
+            {
+                Ok(Ok(0)) => {}
+                Ok(Ok(n)) => tracing::info!(published = n, "scheduled records published"),
+                Ok(Err(e)) => tracing::error!(error = ?e, "scheduled publication failed"),
+                Err(e) => tracing::error!(error = %e, "scheduled publication task failed"),
+            }
+        }
+    });
 
     let listening = format!("listening on http://{bound}");
     print_line(&listening);

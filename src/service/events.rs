@@ -458,9 +458,15 @@ pub fn update(
 ) -> ServiceResult<Event> {
     store.write(|tx| {
         // Validation uses the event's language when the event exists (§4.7).
-        let existing = match target {
-            Target::Id(id) => by_id(tx, *id, request.explicit_language).ok(),
-            Target::Slug(raw) => by_slug(tx, raw, request.language)?,
+        let (existing, missing) = match target {
+            Target::Id(id) => match by_id(tx, *id, request.explicit_language) {
+                Ok(event) => (Some(event), None),
+                Err(why) => (None, Some(why)),
+            },
+            Target::Slug(raw) => (
+                by_slug(tx, raw, request.language)?,
+                Some(ServiceError::EventNotFound),
+            ),
         };
         let language = existing
             .as_ref()
@@ -482,26 +488,21 @@ pub fn update(
             &mut invalid,
         )?;
         fail_if_invalid(invalid)?;
-        let mut event = match (target, existing) {
-            (_, Some(event)) => {
+        // §3.5: permission on the event when it exists, else the kind-wide one; then why the
+        // event could not be found.
+        let mut event = match existing {
+            Some(event) => {
                 if !capabilities::can_edit(request.caller, &posts::access(&event.post, request.now))
                 {
                     return Err(ServiceError::Forbidden);
                 }
                 event
             }
-            (Target::Id(id), None) => {
+            None => {
                 if !request.caller.has(Capability::EditPosts) {
                     return Err(ServiceError::Forbidden);
                 }
-                by_id(tx, *id, request.explicit_language)?;
-                unreachable!("by_id failed above for a missing event")
-            }
-            (Target::Slug(_), None) => {
-                if !request.caller.has(Capability::EditPosts) {
-                    return Err(ServiceError::Forbidden);
-                }
-                return Err(ServiceError::EventNotFound);
+                return Err(missing.unwrap_or(ServiceError::EventNotFound));
             }
         };
         posts::check_author_change(request.caller, write)?;

@@ -447,3 +447,27 @@ pub fn join<R: PostRecord>(
     };
     join_group(tx, R::KIND, record.meta_mut(), target, target_group)
 }
+
+/// Persists the scheduled `future` → `publish` transitions that are due (§4.4), for every post
+/// kind, in one transaction; `modified` is not changed. Reads already treat due records as
+/// published, so this only keeps the stored status in step with what clients see.
+pub fn publish_due(store: &crate::store::Store, now: NaiveDateTime) -> ServiceResult<usize> {
+    fn kind<R: PostRecord>(tx: &mut WriteTx, now: NaiveDateTime) -> ServiceResult<usize> {
+        let mut published = 0;
+        for mut record in tx.scan::<R>(R::KIND)? {
+            let meta = record.meta_mut();
+            if meta.status == Status::Future && meta.date_utc <= now {
+                meta.status = Status::Publish;
+                let id = meta.id;
+                tx.put_record(R::KIND, id, &record)?;
+                published += 1;
+            }
+        }
+        Ok(published)
+    }
+    store.write(|tx| {
+        Ok(kind::<crate::model::event::Event>(tx, now)?
+            + kind::<crate::model::post::Venue>(tx, now)?
+            + kind::<crate::model::post::Organizer>(tx, now)?)
+    })
+}
