@@ -635,6 +635,7 @@ fn utc_date(
 
 fn list(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
     let mut params = ctx.params.clone();
+    crate::http::resources::status_refusal_for_caller(&mut params, ctx.caller);
     let now = chrono::Utc::now();
     let (page, per_page) = lists::paging(&params);
     let strict = params

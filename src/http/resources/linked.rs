@@ -84,34 +84,39 @@ impl LinkedResource for Venue {
     }
 
     fn fields(params: &mut Params) -> VenueFields {
-        // geo_lat and geo_lng are set or cleared together (§5.3).
-        let geo = match (
-            params.get("geo_lat").cloned(),
-            params.get("geo_lng").cloned(),
-        ) {
-            (None, None) => None,
-            (Some(Value::String(a)), Some(Value::String(b))) if a.is_empty() && b.is_empty() => {
-                Some(None)
-            }
-            (Some(lat), Some(lng)) if lat.is_number() && lng.is_number() => Some(Some(GeoPoint {
-                lat: lat.as_f64().unwrap_or_default(),
-                lng: lng.as_f64().unwrap_or_default(),
-            })),
-            (lat, lng) => {
-                let missing = if lat.is_none() { "geo_lat" } else { "geo_lng" };
-                let name = if lat.is_none() || lng.is_none() {
-                    missing
-                } else {
-                    "geo_lng"
-                };
-                params.refuse(
-                    name,
-                    Invalid::new(
-                        SubCode::InvalidFormat,
-                        "must be given together with geo_lat/geo_lng, both numbers or both empty.",
-                    ),
-                );
-                None
+        // geo_lat and geo_lng are set or cleared together (§5.3); a value already refused
+        // for its own syntax or range is not reported a second time.
+        let refused = |name: &str| params.invalid.iter().any(|(n, _)| n == name);
+        let geo = if refused("geo_lat") || refused("geo_lng") {
+            None
+        } else {
+            match (
+                params.get("geo_lat").cloned(),
+                params.get("geo_lng").cloned(),
+            ) {
+                (None, None) => None,
+                (Some(Value::String(a)), Some(Value::String(b)))
+                    if a.is_empty() && b.is_empty() =>
+                {
+                    Some(None)
+                }
+                (Some(lat), Some(lng)) if lat.is_number() && lng.is_number() => {
+                    Some(Some(GeoPoint {
+                        lat: lat.as_f64().unwrap_or_default(),
+                        lng: lng.as_f64().unwrap_or_default(),
+                    }))
+                }
+                (lat, _) => {
+                    let name = if lat.is_none() { "geo_lat" } else { "geo_lng" };
+                    params.refuse(
+                        name,
+                        Invalid::new(
+                            SubCode::InvalidFormat,
+                            "must be given together with the other coordinate, both numbers or both empty.",
+                        ),
+                    );
+                    None
+                }
             }
         };
         VenueFields {
@@ -420,7 +425,9 @@ fn delete<R: LinkedResource>(state: &AppState, ctx: &Context) -> Result<ApiRespo
 }
 
 fn list<R: LinkedResource>(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
-    let params = &ctx.params;
+    let mut params = ctx.params.clone();
+    crate::http::resources::status_refusal_for_caller(&mut params, ctx.caller);
+    let params = &params;
     let (page, per_page) = lists::paging(params);
     let mut invalid = invalid(params);
     let relevance = params.str("orderby") == Some("relevance");

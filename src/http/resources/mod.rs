@@ -25,6 +25,22 @@ pub fn request(ctx: &Context) -> Request {
     }
 }
 
+/// §3.8: for callers who may not edit, any `status` other than `publish` — the empty value
+/// included — is a value they may not ask for, whatever its syntax.
+pub fn status_refusal_for_caller(params: &mut Params, caller: crate::auth::Caller) {
+    if caller.has(crate::auth::Capability::EditPosts) {
+        return;
+    }
+    for (name, why) in params.invalid.iter_mut() {
+        if name == "status" {
+            *why = Invalid::new(
+                crate::values::SubCode::ForbiddenValue,
+                "may only be publish for this caller.",
+            );
+        }
+    }
+}
+
 /// The syntax errors found so far, handed to the use case that adds its reference checks.
 pub fn invalid(params: &Params) -> Vec<(String, Invalid)> {
     params.invalid.clone()

@@ -116,11 +116,13 @@ fn write_params(kind: Kind, create: bool) -> Vec<ParamSpec> {
     ];
     // Tags take no parent; one sent anyway is refused by the handler (terms.md §5.1), so it is
     // read, but not documented as a tag field.
-    let mut parent = parent_param();
-    if kind == Kind::Tag {
-        parent.description = Some("Not accepted: tags are not hierarchical.");
-    }
-    specs.push(parent);
+    // Tags take no parent: any value sent is refused by the handler with
+    // rest_taxonomy_not_hierarchical (terms.md §5.1), so it is read without syntax rules.
+    specs.push(match kind {
+        Kind::Category => parent_param(),
+        _ => ParamSpec::query("parent", ParamKind::Raw(r#"{"not": {}}"#))
+            .describe("Not accepted: tags are not hierarchical."),
+    });
     specs.push(
         ParamSpec::query(
             "translation_of",
@@ -227,19 +229,32 @@ fn allowed(ctx: &Context, kind: Kind) -> &'static [&'static str] {
     }
 }
 
-fn write(params: &mut Params) -> TermWrite {
+/// Names are limited to 200 characters (common.md §6.6).
+const MAX_NAME_CHARS: usize = 200;
+
+fn write(params: &mut Params, kind: Kind) -> TermWrite {
     let name = params.str("name").map(terms::clean_name);
-    if name.as_deref() == Some("") {
-        params.refuse(
+    match &name {
+        Some(n) if n.is_empty() => params.refuse(
             "name",
             Invalid::new(SubCode::Empty, "must not be empty after cleaning."),
-        );
+        ),
+        Some(n) if n.chars().count() > MAX_NAME_CHARS => params.refuse(
+            "name",
+            Invalid::new(SubCode::TooLong, "must be at most 200 characters."),
+        ),
+        _ => {}
     }
+    let parent = match kind {
+        // Any parent sent for a tag is refused by the use case; 0 stands for "sent".
+        Kind::Tag => params.has("parent").then_some(0),
+        _ => params.i64("parent").map(|p| p as u64),
+    };
     TermWrite {
         name,
         description: params.str("description").map(str::to_string),
         slug: params.str("slug").map(str::to_string),
-        parent: params.i64("parent").map(|p| p as u64),
+        parent,
         translation_of: params.i64("translation_of").map(|t| t as u64),
     }
 }
@@ -268,7 +283,7 @@ fn get(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
 fn create(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
     let kind = kind_of(state, ctx);
     let mut params = ctx.params.clone();
-    let fields = write(&mut params);
+    let fields = write(&mut params, kind);
     let view = terms::create(&state.store, kind, &request(ctx), &fields, invalid(&params))
         .map_err(|e| from_service(e, ctx.caller))?;
     let location = ctx
@@ -282,7 +297,7 @@ fn create(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
 fn update(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
     let kind = kind_of(state, ctx);
     let mut params = ctx.params.clone();
-    let fields = write(&mut params);
+    let fields = write(&mut params, kind);
     let view = terms::update(
         &state.store,
         kind,
