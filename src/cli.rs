@@ -106,6 +106,13 @@ pub fn main() -> i32 {
             return e.exit_code();
         }
     };
+    // Everything almanac creates in the data directory (store, index, lock and password
+    // files) is private to its user: directories 0700, files 0600 (§8.3), whatever creates
+    // them (redb and tantivy open their files with the default mode).
+    // SAFETY: umask only sets the process's file-creation mask; it cannot fail.
+    unsafe {
+        libc::umask(0o077);
+    }
     if let Err(message) = init_logging() {
         eprintln!("error: {message}");
         return 2;

@@ -83,6 +83,11 @@ impl DataDir {
         Ok(path)
     }
 
+    /// The search index directory (rebuildable from the store).
+    pub fn index_path(&self) -> PathBuf {
+        self.root.join("index")
+    }
+
     /// Writes the initial administrator password file (mode 0600, replaced if present).
     pub fn write_initial_password(&self, password: &str) -> std::io::Result<()> {
         let path = self.root.join("initial-admin-password");

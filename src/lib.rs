@@ -11,6 +11,7 @@ pub mod cli;
 pub mod config;
 pub mod datadir;
 pub mod http;
+pub mod index;
 pub mod model;
 pub mod server;
 pub mod service;

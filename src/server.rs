@@ -6,6 +6,8 @@ use crate::auth::{password, Authenticator};
 use crate::config::default_public_url;
 use crate::datadir::DataDir;
 use crate::http::{self, AppState};
+use crate::index::indexer::Indexer;
+use crate::index::SearchIndex;
 use crate::model::Role;
 use crate::service::users;
 use crate::store::Store;
@@ -45,6 +47,10 @@ pub fn serve(options: ServeOptions) -> Result<(), Exit> {
     let data_dir = DataDir::open(&options.data_dir, true).map_err(crate::cli::data_dir_exit)?;
     let store_path = data_dir.store_path().map_err(crate::cli::data_dir_exit)?;
     let store = Store::open(&store_path).map_err(|e| Exit::new(1, e))?;
+    let store = Arc::new(store);
+    // Step 4: the index, rebuilt or caught up before serving.
+    let index =
+        Arc::new(SearchIndex::open(&data_dir.index_path(), &store).map_err(|e| Exit::new(1, e))?);
     let mut all_users = store.users().map_err(|e| Exit::new(1, e))?;
     if all_users.is_empty() {
         let generated = password::generate();
@@ -56,14 +62,17 @@ pub fn serve(options: ServeOptions) -> Result<(), Exit> {
         print_line(&format!("initial admin password: {generated}"));
         all_users.push(admin);
     }
-    let store = Arc::new(store);
+    let indexer = Indexer::start(store.clone(), index.clone());
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|e| Exit::new(1, e))?;
-    let result = runtime.block_on(run(store.clone(), all_users, options));
+    let result = runtime.block_on(run(store.clone(), index.clone(), all_users, options));
     // Requests that outlived the grace period are dropped with the runtime.
     runtime.shutdown_timeout(Duration::from_millis(100));
+    // Pending index work completes before the store closes (§8.4).
+    indexer.stop();
+    drop(index);
     drop(store);
     drop(data_dir);
     result
@@ -71,6 +80,7 @@ pub fn serve(options: ServeOptions) -> Result<(), Exit> {
 
 async fn run(
     store: Arc<Store>,
+    index: Arc<SearchIndex>,
     all_users: Vec<crate::model::User>,
     options: ServeOptions,
 ) -> Result<(), Exit> {
@@ -83,6 +93,7 @@ async fn run(
         .unwrap_or_else(|| default_public_url(bound));
     let state = Arc::new(AppState::new(
         store,
+        index,
         Authenticator::new(all_users),
         &public_url,
     ));

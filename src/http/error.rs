@@ -308,6 +308,10 @@ pub fn from_service(e: crate::service::ServiceError, caller: Caller) -> ApiError
             "Can not set parent term, taxonomy is not hierarchical.",
         ),
         S::Store(e) => ApiError::from(e),
+        S::Index(e) => {
+            tracing::error!(error = %e, "search index failure");
+            ApiError::internal()
+        }
     }
 }
 

@@ -37,6 +37,7 @@ use crate::values::form::RawParams;
 /// Everything a handler may use.
 pub struct AppState {
     pub store: Arc<Store>,
+    pub index: Arc<crate::index::SearchIndex>,
     pub auth: Authenticator,
     /// `P` of the contract: absolute, no trailing slash.
     pub public_url: Arc<str>,
@@ -44,9 +45,15 @@ pub struct AppState {
 }
 
 impl AppState {
-    pub fn new(store: Arc<Store>, auth: Authenticator, public_url: &str) -> AppState {
+    pub fn new(
+        store: Arc<Store>,
+        index: Arc<crate::index::SearchIndex>,
+        auth: Authenticator,
+        public_url: &str,
+    ) -> AppState {
         AppState {
             store,
+            index,
             auth,
             public_url: public_url.into(),
             routes: RouteTable::new(route_table()),

@@ -311,6 +311,15 @@ impl ParamSpec {
 
     fn validate_list(&self, items: Vec<Value>) -> Result<Value, Invalid> {
         let allow_empty = matches!(self.kind, ParamKind::RefList { allow_empty: true });
+        // Write fields skip blank items (events.md §4.8: "each non-blank item").
+        let items: Vec<Value> = if allow_empty {
+            items
+                .into_iter()
+                .filter(|v| !v.as_str().is_some_and(|s| s.trim().is_empty()))
+                .collect()
+        } else {
+            items
+        };
         if items.is_empty() && !allow_empty {
             return Err(Invalid::new(SubCode::Empty, "must not be empty."));
         }

@@ -3,6 +3,8 @@
 
 use crate::auth::capabilities;
 use crate::auth::{Caller, Capability};
+use crate::index::planner::{DateBounds, EventFilter, GeoFilter, Visibility};
+use crate::index::{EventOrder, SearchIndex};
 use crate::model::event::Event;
 use crate::model::post::{Organizer, PostMeta, Venue};
 use crate::model::term::Term;
@@ -18,7 +20,6 @@ use crate::values::timezone::Zone;
 use crate::values::{slug, Invalid, SubCode};
 use chrono::{Duration, NaiveDateTime, NaiveTime};
 use serde_json::Value;
-use std::collections::HashMap;
 
 /// A category or tag named in an event write (events.md §4.8).
 #[derive(Debug, Clone)]
@@ -349,13 +350,14 @@ fn by_id(rx: &impl Reads, id: u64, explicit: Option<Language>) -> ServiceResult<
             .ok_or(ServiceError::EventNotFound)?,
         Some(_) => return Err(ServiceError::NotAnEvent),
     };
-    let member = posts::group_member(rx, Kind::Event, &event.post, explicit)
-        .map_err(|_| ServiceError::EventNotFound)?;
+    // A missing member is NoGroupMember (404 rest-event-not-found), reported before the
+    // permission check (common.md §1.10 step 10).
+    let member = posts::group_member(rx, Kind::Event, &event.post, explicit)?;
     if member == id {
         return Ok(event);
     }
     rx.get_record::<Event>(Kind::Event, member)?
-        .ok_or(ServiceError::EventNotFound)
+        .ok_or(ServiceError::NoGroupMember(Kind::Event))
 }
 
 /// The event with this (sanitized) slug in the language, any status.
@@ -461,6 +463,7 @@ pub fn update(
         let (existing, missing) = match target {
             Target::Id(id) => match by_id(tx, *id, request.explicit_language) {
                 Ok(event) => (Some(event), None),
+                Err(why @ ServiceError::NoGroupMember(_)) => return Err(why),
                 Err(why) => (None, Some(why)),
             },
             Target::Slug(raw) => (
@@ -548,6 +551,7 @@ pub fn delete(
                 fail_if_invalid(invalid)?;
                 match by_id(tx, *id, request.explicit_language) {
                     Ok(event) => event,
+                    Err(e @ ServiceError::NoGroupMember(_)) => return Err(e),
                     Err(e) => {
                         if !request.caller.has(Capability::EditPosts) {
                             return Err(ServiceError::Forbidden);
@@ -670,17 +674,6 @@ pub fn window(query: &EventQuery, now: NaiveDateTime) -> Window {
     w
 }
 
-impl Window {
-    fn contains(&self, e: &Event) -> bool {
-        self.start.is_none_or(|s| e.start_local >= s)
-            && self.end.is_none_or(|b| e.end_local <= b)
-            && self.starts_before.is_none_or(|b| e.start_local < b)
-            && self.starts_after.is_none_or(|a| e.start_local > a)
-            && self.ends_before.is_none_or(|b| e.end_local < b)
-            && self.ends_after.is_none_or(|a| e.end_local > a)
-    }
-}
-
 /// Resolves a term filter (§2.2): IDs or slugs/names of the language; unknown → invalid.
 fn term_filter(terms: &[Term], items: &[Value]) -> Option<Vec<u64>> {
     let mut ids = Vec::new();
@@ -718,15 +711,6 @@ fn with_descendants(terms: &[Term], roots: &[u64]) -> Vec<u64> {
     out
 }
 
-fn haversine_km((lat1, lng1): (f64, f64), (lat2, lng2): (f64, f64)) -> f64 {
-    const EARTH_KM: f64 = 6371.0088;
-    let (p1, p2) = (lat1.to_radians(), lat2.to_radians());
-    let dp = (lat2 - lat1).to_radians();
-    let dl = (lng2 - lng1).to_radians();
-    let a = (dp / 2.0).sin().powi(2) + p1.cos() * p2.cos() * (dl / 2.0).sin().powi(2);
-    2.0 * EARTH_KM * a.sqrt().asin()
-}
-
 /// The archive's answer: the page and the window applied.
 pub struct Archive {
     pub page: Page<Event>,
@@ -737,6 +721,7 @@ pub struct Archive {
 /// store; results, order and totals are the contract's.
 pub fn list(
     store: &Store,
+    index: &SearchIndex,
     request: &Request,
     query: &EventQuery,
     mut invalid: Vec<(String, Invalid)>,
@@ -824,127 +809,75 @@ pub fn list(
         .as_deref()
         .map(|q| SearchQuery::parse(q, language))
         .filter(|q| !q.is_empty());
-    let mut names: HashMap<(Kind, u64), String> = HashMap::new();
-    let geo_of = |venue: Option<u64>| -> Option<(f64, f64)> {
-        let v = rx.get_record::<Venue>(Kind::Venue, venue?).ok()??;
-        v.geo.map(|g| (g.lat, g.lng))
+    let secs = |t: Option<NaiveDateTime>| t.map(|t| t.and_utc().timestamp());
+    let filter = EventFilter {
+        language,
+        visibility: Visibility {
+            caller: request.caller,
+            statuses,
+            now: request.now.and_utc().timestamp(),
+        },
+        dates: DateBounds {
+            start_min: secs(window.start),
+            end_max: secs(window.end),
+            starts_before: secs(window.starts_before),
+            starts_after: secs(window.starts_after),
+            ends_before: secs(window.ends_before),
+            ends_after: secs(window.ends_after),
+        },
+        search,
+        categories: category_ids,
+        tags: tag_ids,
+        venues: query.venues.clone(),
+        organizers: query.organizers.clone(),
+        featured: query.featured,
+        ticketed: query.ticketed,
+        include: query.include.clone(),
+        post_parent: query.post_parent,
+        geo: match (query.geoloc, query.geo_point) {
+            (Some(true), Some((lat, lng))) => Some(GeoFilter::Within {
+                lat,
+                lng,
+                radius_km: query.geo_radius_km,
+            }),
+            (Some(true), None) => Some(GeoFilter::HasCoordinates),
+            _ => None,
+        },
     };
-    let mut matched: Vec<(f32, Event)> = Vec::new();
-    for event in rx.scan::<Event>(Kind::Event)? {
-        let m = &event.post;
-        if m.language != language
-            || event.hide_from_listings
-            || !statuses.contains(&m.effective_status(request.now))
-            || !posts::can_read(request.caller, m, request.now)
-            || !window.contains(&event)
-            || query
-                .include
-                .as_ref()
-                .is_some_and(|ids| !ids.contains(&m.id))
-            || query.featured.is_some_and(|f| f != event.featured)
-            || query.ticketed.is_some_and(|t| t != event.ticketed)
-            || query.post_parent.is_some_and(|p| p != event.post_parent)
-            || category_ids
-                .as_ref()
-                .is_some_and(|ids| !event.categories.iter().any(|c| ids.contains(c)))
-            || tag_ids
-                .as_ref()
-                .is_some_and(|ids| !event.tags.iter().any(|t| ids.contains(t)))
-            || query
-                .venues
-                .as_ref()
-                .is_some_and(|ids| !event.venue.is_some_and(|v| ids.contains(&v)))
-            || query
-                .organizers
-                .as_ref()
-                .is_some_and(|ids| !event.organizers.iter().any(|o| ids.contains(o)))
-        {
-            continue;
+    let order = if query.include.is_some() {
+        EventOrder::Publication
+    } else {
+        EventOrder::Start
+    };
+    let offset = (query.page - 1).saturating_mul(query.per_page);
+    let hits = index.events(&filter, order, query.relevance, offset, query.per_page)?;
+    // Only the page's records are read from the store.
+    let mut items = Vec::with_capacity(hits.ids.len());
+    for id in hits.ids {
+        if let Some(event) = rx.get_record::<Event>(Kind::Event, id)? {
+            items.push(event);
         }
-        if query.geoloc == Some(true) {
-            let Some(point) = geo_of(event.venue) else {
-                continue;
-            };
-            if let Some(center) = query.geo_point {
-                if haversine_km(center, point) > query.geo_radius_km {
-                    continue;
-                }
-            }
-        }
-        let score = match &search {
-            None => 0.0,
-            Some(q) => {
-                let mut linked_names = Vec::new();
-                for (kind, id) in event
-                    .venue
-                    .map(|v| (Kind::Venue, v))
-                    .into_iter()
-                    .chain(event.organizers.iter().map(|o| (Kind::Organizer, *o)))
-                {
-                    let name = match names.get(&(kind, id)) {
-                        Some(n) => n.clone(),
-                        None => {
-                            let n = rx
-                                .get_record::<PostMeta>(kind, id)?
-                                .map(|m| m.title)
-                                .unwrap_or_default();
-                            names.insert((kind, id), n.clone());
-                            n
-                        }
-                    };
-                    linked_names.push(name);
-                }
-                let mut fields: Vec<&str> = vec![&m.title, &m.description, &m.excerpt];
-                fields.extend(linked_names.iter().map(String::as_str));
-                if !q.matches(&fields) {
-                    continue;
-                }
-                q.score(&fields)
-            }
-        };
-        matched.push((score, event));
     }
-    let by_publication = query.include.is_some();
-    matched.sort_by(|(sa, a), (sb, b)| {
-        let relevance = if query.relevance {
-            sb.total_cmp(sa)
-        } else {
-            std::cmp::Ordering::Equal
-        };
-        let natural = if by_publication {
-            a.post.date.cmp(&b.post.date)
-        } else {
-            a.start_local.cmp(&b.start_local)
-        };
-        relevance.then(natural).then(a.post.id.cmp(&b.post.id))
-    });
-    let page = Page::of(
-        matched.into_iter().map(|(_, e)| e).collect(),
-        query.page,
-        query.per_page,
-    );
-    if query.page > 1 && page.items.is_empty() {
+    if query.page > 1 && items.is_empty() {
         return Err(ServiceError::PageNotFound(Kind::Event));
     }
-    Ok(Archive { page, window })
-}
-
-/// Published events per term of a language (terms.md §1 `count`), counted live.
-pub fn term_counts(rx: &impl Reads, now: NaiveDateTime) -> ServiceResult<HashMap<u64, u64>> {
-    let mut counts = HashMap::new();
-    for event in rx.scan::<Event>(Kind::Event)? {
-        if event.post.effective_status(now) == Status::Publish {
-            for id in event.categories.iter().chain(&event.tags) {
-                *counts.entry(*id).or_insert(0) += 1;
-            }
-        }
-    }
-    Ok(counts)
+    Ok(Archive {
+        page: Page::from_hits(items, hits.total, query.page, query.per_page),
+        window,
+    })
 }
 
 /// A deleted term disappears from every event that carried it (terms.md §6.2).
-pub fn forget_term(tx: &mut WriteTx, kind: Kind, term: u64) -> ServiceResult<()> {
-    for mut event in tx.scan::<Event>(Kind::Event)? {
+pub fn forget_term(
+    tx: &mut WriteTx,
+    index: &SearchIndex,
+    kind: Kind,
+    term: u64,
+) -> ServiceResult<()> {
+    for id in index.events_carrying(kind, term)? {
+        let Some(mut event) = tx.get_record::<Event>(Kind::Event, id)? else {
+            continue;
+        };
         let list = if kind == Kind::Category {
             &mut event.categories
         } else {
@@ -960,8 +893,16 @@ pub fn forget_term(tx: &mut WriteTx, kind: Kind, term: u64) -> ServiceResult<()>
 
 /// A trashed venue or organizer is removed from every event that links it, without changing
 /// the events' `modified` (venues-organizers.md §5.7).
-pub fn forget_linked(tx: &mut WriteTx, kind: Kind, id: u64) -> ServiceResult<()> {
-    for mut event in tx.scan::<Event>(Kind::Event)? {
+pub fn forget_linked(
+    tx: &mut WriteTx,
+    index: &SearchIndex,
+    kind: Kind,
+    id: u64,
+) -> ServiceResult<()> {
+    for event_id in index.events_carrying(kind, id)? {
+        let Some(mut event) = tx.get_record::<Event>(Kind::Event, event_id)? else {
+            continue;
+        };
         let changed = match kind {
             Kind::Venue if event.venue == Some(id) => {
                 event.venue = None;

@@ -3,6 +3,8 @@
 //! both kinds run through one generic path.
 
 use crate::auth::{Caller, Capability};
+use crate::index::planner::{self, LinkedFilter, Visibility};
+use crate::index::SearchIndex;
 use crate::model::post::{GeoPoint, Organizer, PostMeta, PostRecord, Venue};
 use crate::model::{Language, Status};
 use crate::service::posts::{self, PostWrite};
@@ -386,6 +388,7 @@ pub fn update<R: LinkedKind>(
 /// `DELETE /venues/{id}` and by slug: to the trash (§5.7).
 pub fn delete<R: LinkedKind>(
     store: &Store,
+    index: &SearchIndex,
     request: &Request,
     target: &Target,
     mut invalid: Vec<(String, Invalid)>,
@@ -402,7 +405,7 @@ pub fn delete<R: LinkedKind>(
             return Err(ServiceError::InTrash(R::KIND));
         }
         posts::trash(tx, R::KIND, record.meta_mut(), request.now)?;
-        super::events::forget_linked(tx, R::KIND, record.meta().id)?;
+        super::events::forget_linked(tx, index, R::KIND, record.meta().id)?;
         tx.put_record(R::KIND, record.meta().id, &record)?;
         Ok(record)
     })
@@ -434,9 +437,10 @@ fn links_of<R: LinkedKind>(event: &crate::model::event::Event) -> Vec<u64> {
 }
 
 /// `GET /venues` (and organizers): newest first (date_utc, then ID, descending), or by
-/// relevance. Until the search index answers these lists, they are computed from the store.
+/// relevance, from the search index; only the page's records are read from the store.
 pub fn list<R: LinkedKind>(
     store: &Store,
+    index: &SearchIndex,
     request: &Request,
     query: &ListQuery,
     mut invalid: Vec<(String, Invalid)>,
@@ -449,18 +453,12 @@ pub fn list<R: LinkedKind>(
         }
     };
     let rx = store.read()?;
-    let events: Vec<crate::model::event::Event> =
-        if query.event.is_some() || query.has_events.is_some() || query.only_with_upcoming {
-            rx.scan(crate::model::Kind::Event)?
-        } else {
-            Vec::new()
-        };
     let of_event = match query.event {
-        Some(id) => match events
-            .iter()
-            .find(|e| e.post.id == id && e.post.language == request.language)
+        Some(id) => match rx
+            .get_record::<crate::model::event::Event>(crate::model::Kind::Event, id)?
+            .filter(|e| e.post.language == request.language)
         {
-            Some(e) => Some(links_of::<R>(e)),
+            Some(e) => Some(links_of::<R>(&e)),
             None => {
                 invalid.push((
                     "event".into(),
@@ -475,69 +473,80 @@ pub fn list<R: LinkedKind>(
         None => None,
     };
     fail_if_invalid(invalid)?;
-    let counting: Vec<u64> = events
-        .iter()
-        .filter(|e| {
-            matches!(
-                e.post.effective_status(request.now),
-                Status::Publish | Status::Future | Status::Private
-            )
-        })
-        .flat_map(links_of::<R>)
-        .collect();
-    let upcoming: Vec<u64> = events
-        .iter()
-        .filter(|e| {
-            e.start_utc >= request.now && statuses.contains(&e.post.effective_status(request.now))
-        })
-        .flat_map(links_of::<R>)
-        .collect();
-    let search = query
-        .search
-        .as_deref()
-        .map(|q| SearchQuery::parse(q, request.language))
-        .filter(|q| !q.is_empty());
-    let mut matches: Vec<(f32, R)> = rx
-        .scan::<R>(R::KIND)?
-        .into_iter()
-        .filter(|r| {
-            let m = r.meta();
-            m.language == request.language
-                && statuses.contains(&m.effective_status(request.now))
-                && posts::can_read(request.caller, m, request.now)
-                && of_event.as_ref().is_none_or(|ids| ids.contains(&m.id))
-                && query
-                    .has_events
-                    .is_none_or(|wanted| counting.contains(&m.id) == wanted)
-                && (!query.only_with_upcoming || upcoming.contains(&m.id))
-        })
-        .filter_map(|r| match &search {
-            None => Some((0.0, r)),
-            Some(q) => {
-                let fields = r.search_fields();
-                let score = q.matches(&fields).then(|| q.score(&fields));
-                score.map(|score| (score, r))
-            }
-        })
-        .collect();
-    matches.sort_by(|(sa, a), (sb, b)| {
-        let (ma, mb) = (a.meta(), b.meta());
-        let relevance = if query.relevance {
-            sb.total_cmp(sa)
-        } else {
-            std::cmp::Ordering::Equal
-        };
-        relevance
-            .then(mb.date_utc.cmp(&ma.date_utc))
-            .then(mb.id.cmp(&ma.id))
-    });
-    let page = Page::of(
-        matches.into_iter().map(|(_, r)| r).collect(),
-        query.page,
-        query.per_page,
-    );
-    if query.page > 1 && page.items.is_empty() {
+    let now = request.now.and_utc().timestamp();
+    let field = if R::KIND == crate::model::Kind::Venue {
+        "venue"
+    } else {
+        "organizers"
+    };
+    // has_events: records linked by an event that counts (publish, future or private,
+    // whoever asks); only_with_upcoming: by an upcoming event of the list's status set.
+    let counting = match query.has_events {
+        Some(_) => {
+            let q = planner::events_with_statuses(
+                &index.fields,
+                None,
+                &[Status::Publish, Status::Future, Status::Private],
+                now,
+            );
+            Some(index.collect_values(q.as_ref(), field)?)
+        }
+        None => None,
+    };
+    let upcoming = if query.only_with_upcoming {
+        let q = planner::upcoming_events(&index.fields, &statuses, now);
+        Some(index.collect_values(q.as_ref(), field)?)
+    } else {
+        None
+    };
+    let mut only: Option<Vec<u64>> = of_event;
+    let mut restrict = |ids: Vec<u64>| {
+        only = Some(match only.take() {
+            Some(current) => current.into_iter().filter(|id| ids.contains(id)).collect(),
+            None => ids,
+        });
+    };
+    if let (Some(true), Some(ids)) = (query.has_events, &counting) {
+        restrict(ids.iter().copied().collect());
+    }
+    if let Some(ids) = upcoming {
+        restrict(ids.into_iter().collect());
+    }
+    let except = match (query.has_events, counting) {
+        (Some(false), Some(ids)) => Some(ids.into_iter().collect()),
+        _ => None,
+    };
+    let filter = LinkedFilter {
+        kind: R::KIND,
+        language: request.language,
+        visibility: Visibility {
+            caller: request.caller,
+            statuses,
+            now,
+        },
+        search: query
+            .search
+            .as_deref()
+            .map(|q| SearchQuery::parse(q, request.language))
+            .filter(|q| !q.is_empty()),
+        only,
+        except,
+    };
+    let offset = (query.page - 1).saturating_mul(query.per_page);
+    let hits = index.linked(&filter, query.relevance, offset, query.per_page)?;
+    let mut items = Vec::with_capacity(hits.ids.len());
+    for id in hits.ids {
+        if let Some(record) = rx.get_record::<R>(R::KIND, id)? {
+            items.push(record);
+        }
+    }
+    if query.page > 1 && items.is_empty() {
         return Err(ServiceError::PageNotFound(R::KIND));
     }
-    Ok(page)
+    Ok(Page::from_hits(
+        items,
+        hits.total,
+        query.page,
+        query.per_page,
+    ))
 }

@@ -48,6 +48,13 @@ pub enum ServiceError {
     /// `parent` sent for a tag.
     NotHierarchical,
     Store(StoreError),
+    Index(crate::index::IndexError),
+}
+
+impl From<crate::index::IndexError> for ServiceError {
+    fn from(e: crate::index::IndexError) -> ServiceError {
+        ServiceError::Index(e)
+    }
 }
 
 impl From<StoreError> for ServiceError {
@@ -76,6 +83,16 @@ impl<T> Page<T> {
             .skip((page - 1).saturating_mul(per_page))
             .take(per_page)
             .collect();
+        Page {
+            items,
+            total,
+            page,
+            per_page,
+        }
+    }
+
+    /// A page read from the index: the page's items and the total of all pages.
+    pub fn from_hits(items: Vec<T>, total: usize, page: usize, per_page: usize) -> Page<T> {
         Page {
             items,
             total,

@@ -153,8 +153,10 @@ fn schedule(status: Status, date_utc: NaiveDateTime, now: NaiveDateTime) -> Stat
 fn paired_dates(write: &PostWrite) -> Option<(NaiveDateTime, NaiveDateTime)> {
     match (&write.date, &write.date_utc) {
         (Some(d), Some(u)) => Some((d.local, u.local)),
-        (Some(d), None) => Some((d.local, d.utc.naive_utc())),
-        (None, Some(u)) => Some((u.utc.naive_utc(), u.local)),
+        // The site zone is UTC, so the paired value is the same wall clock (events.md §4.2:
+        // an event's `date` is read in its time zone and `date_utc` takes the same value).
+        (Some(d), None) => Some((d.local, d.local)),
+        (None, Some(u)) => Some((u.local, u.local)),
         (None, None) => None,
     }
 }

@@ -2,6 +2,7 @@
 //! only in hierarchy (categories have parents) and in who may manage them.
 
 use crate::auth::Caller;
+use crate::index::SearchIndex;
 use crate::model::term::Term;
 use crate::model::{Kind, Language};
 use crate::service::linked::Request;
@@ -11,9 +12,14 @@ use crate::values::search::SearchQuery;
 use crate::values::{slug, text, Invalid, SubCode};
 use std::collections::HashMap;
 
-/// Published events per term, counted live (terms.md §1).
-pub fn counts(rx: &impl Reads, request: &Request) -> ServiceResult<HashMap<u64, u64>> {
-    super::events::term_counts(rx, request.now)
+/// Published events per term of a kind and language (terms.md §1), from the index.
+pub fn counts(
+    index: &SearchIndex,
+    kind: Kind,
+    language: Language,
+    now: chrono::NaiveDateTime,
+) -> ServiceResult<HashMap<u64, u64>> {
+    Ok(index.term_counts(kind, Some(language), now.and_utc().timestamp())?)
 }
 
 /// Write fields (terms.md §5.1); `None` = not sent.
@@ -146,6 +152,7 @@ fn require_manage(caller: Caller, kind: Kind) -> ServiceResult<()> {
 
 pub fn get(
     store: &Store,
+    index: &SearchIndex,
     kind: Kind,
     request: &Request,
     id: u64,
@@ -159,7 +166,8 @@ pub fn get(
         found.expect("checked above"),
         request.explicit_language,
     )?;
-    view(&rx, term, &counts(&rx, request)?)
+    let counts = counts(index, kind, term.language, request.now)?;
+    view(&rx, term, &counts)
 }
 
 /// Terms of the kind and language whose name equals `name` (Unicode lower-case) under
@@ -246,6 +254,7 @@ fn clean_description(caller: Caller, description: &str) -> String {
 /// `POST /categories`, `POST /tags`.
 pub fn create(
     store: &Store,
+    index: &SearchIndex,
     kind: Kind,
     request: &Request,
     write: &TermWrite,
@@ -317,13 +326,15 @@ pub fn create(
         tx.set_group_member(kind, id, term.language, id)?;
         join_group(tx, &mut term, write.translation_of)?;
         tx.put_record(kind, id, &term)?;
-        view(tx, term, &counts(tx, request)?)
+        let counts = counts(index, kind, term.language, request.now)?;
+        view(tx, term, &counts)
     })
 }
 
 /// `POST/PUT/PATCH /categories/{id}`, `/tags/{id}`.
 pub fn update(
     store: &Store,
+    index: &SearchIndex,
     kind: Kind,
     request: &Request,
     id: u64,
@@ -388,7 +399,8 @@ pub fn update(
         }
         join_group(tx, &mut term, write.translation_of)?;
         tx.put_record(kind, term.id, &term)?;
-        view(tx, term, &counts(tx, request)?)
+        let counts = counts(index, kind, term.language, request.now)?;
+        view(tx, term, &counts)
     })
 }
 
@@ -396,6 +408,7 @@ pub fn update(
 /// category's parent; the term leaves its group. Returns the term as it was.
 pub fn delete(
     store: &Store,
+    index: &SearchIndex,
     kind: Kind,
     request: &Request,
     id: u64,
@@ -406,8 +419,9 @@ pub fn delete(
         fail_if_invalid(invalid)?;
         let term = select_member(tx, found.expect("checked above"), request.explicit_language)?;
         require_manage(request.caller, kind)?;
-        let before = view(tx, term.clone(), &counts(tx, request)?)?;
-        super::events::forget_term(tx, kind, term.id)?;
+        let counts = counts(index, kind, term.language, request.now)?;
+        let before = view(tx, term.clone(), &counts)?;
+        super::events::forget_term(tx, index, kind, term.id)?;
         for mut child in tx
             .scan::<Term>(kind)?
             .into_iter()
@@ -445,6 +459,7 @@ pub struct TermListQuery {
 /// the search index: they are computed from the store.
 pub fn list(
     store: &Store,
+    index: &SearchIndex,
     kind: Kind,
     request: &Request,
     query: &TermListQuery,
@@ -485,7 +500,7 @@ pub fn list(
         .map(|q| SearchQuery::parse(q, request.language))
         .filter(|q| !q.is_empty());
     let wanted_slug = query.slug.as_deref().map(slug::sanitize);
-    let counts = counts(&rx, request)?;
+    let counts = counts(index, kind, request.language, request.now)?;
     let count_of = |id: u64| counts.get(&id).copied().unwrap_or(0);
     let carried: Option<Vec<u64>> = match query.event {
         Some((_, id)) => rx

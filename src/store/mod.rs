@@ -29,6 +29,9 @@ const TAGS: TableDefinition<u64, &[u8]> = TableDefinition::new("tags");
 /// Image records (common.md §9.10), by ID and by URL.
 const IMAGES: TableDefinition<u64, &[u8]> = TableDefinition::new("images");
 const IMAGE_URLS: TableDefinition<&str, u64> = TableDefinition::new("image_urls");
+/// Sequence number → (kind, ID) of a changed record, not yet applied to the search index.
+const OUTBOX: TableDefinition<u64, &[u8]> = TableDefinition::new("outbox");
+const OUTBOX_SEQUENCE: &str = "seq.outbox";
 /// (kind, group ID, language) → member ID: translation groups (common.md §7.2).
 const GROUPS: TableDefinition<(&str, u64, &str), u64> = TableDefinition::new("translation_groups");
 
@@ -78,13 +81,30 @@ pub type StoreResult<T> = Result<T, StoreError>;
 
 pub struct Store {
     db: Database,
+    /// Called after every commit that appended outbox entries, with the last sequence number:
+    /// the search index applies them before the write is acknowledged (see `crate::index`).
+    after_commit: std::sync::RwLock<Option<CommitHook>>,
+}
+
+/// Receives the last outbox sequence number of a committed transaction.
+pub type CommitHook = std::sync::Arc<dyn Fn(u64) + Send + Sync>;
+
+/// One outbox entry: a record of an indexed kind that changed (or disappeared).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OutboxEntry {
+    pub seq: u64,
+    pub kind: Kind,
+    pub id: u64,
 }
 
 impl Store {
     /// Opens (or creates) the store file and its tables, refusing an incompatible format.
     pub fn open(path: &Path) -> StoreResult<Store> {
         let db = Database::create(path)?;
-        let store = Store { db };
+        let store = Store {
+            db,
+            after_commit: std::sync::RwLock::new(None),
+        };
         store.write(|tx| {
             let mut meta = tx.txn.open_table(META)?;
             let found = meta.get("format")?.map(|v| v.value());
@@ -103,6 +123,7 @@ impl Store {
             tx.txn.open_table(IMAGES)?;
             tx.txn.open_table(IMAGE_URLS)?;
             tx.txn.open_table(GROUPS)?;
+            tx.txn.open_table(OUTBOX)?;
             for kind in Kind::ALL {
                 tx.txn.open_table(records_table(kind))?;
             }
@@ -118,10 +139,65 @@ impl Store {
     ) -> Result<T, E> {
         let mut tx = WriteTx {
             txn: self.db.begin_write().map_err(StoreError::from)?,
+            last_outbox_seq: None,
         };
         let out = f(&mut tx)?;
+        let last = tx.last_outbox_seq;
         tx.txn.commit().map_err(StoreError::from)?;
+        if let Some(seq) = last {
+            let hook = self.after_commit.read().expect("commit hook lock").clone();
+            if let Some(hook) = hook {
+                hook(seq);
+            }
+        }
         Ok(out)
+    }
+
+    /// Installs the function told about committed outbox entries.
+    pub fn set_commit_hook(&self, hook: CommitHook) {
+        *self.after_commit.write().expect("commit hook lock") = Some(hook);
+    }
+
+    /// Outbox entries after `seq`, in order.
+    pub fn outbox_after(&self, seq: u64) -> StoreResult<Vec<OutboxEntry>> {
+        let rx = self.read()?;
+        let table = rx.txn.open_table(OUTBOX)?;
+        let mut out = Vec::new();
+        for entry in table.range((seq + 1)..)? {
+            let (k, v) = entry?;
+            let (kind, id): (Kind, u64) = codec::decode(v.value())?;
+            out.push(OutboxEntry {
+                seq: k.value(),
+                kind,
+                id,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Drops the outbox entries up to and including `seq` (they are in the index).
+    pub fn prune_outbox(&self, seq: u64) -> StoreResult<()> {
+        let tx = self.db.begin_write()?;
+        {
+            let mut table = tx.open_table(OUTBOX)?;
+            let applied: Vec<u64> = table
+                .range(..=seq)?
+                .map(|e| e.map(|(k, _)| k.value()))
+                .collect::<Result<_, _>>()?;
+            for k in applied {
+                table.remove(k)?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// The last outbox sequence number drawn (0 when none).
+    pub fn outbox_head(&self) -> StoreResult<u64> {
+        let rx = self.read()?;
+        let meta = rx.txn.open_table(META)?;
+        let found = meta.get(OUTBOX_SEQUENCE)?;
+        Ok(found.map(|v| v.value()).unwrap_or(0))
     }
 
     /// A consistent snapshot for reading.
@@ -294,6 +370,7 @@ pub enum PostIdKind {
 /// One write transaction. Everything done through it commits together or not at all.
 pub struct WriteTx {
     txn: redb::WriteTransaction,
+    last_outbox_seq: Option<u64>,
 }
 
 impl Reads for WriteTx {
@@ -309,15 +386,32 @@ impl WriteTx {
         Ok(next)
     }
 
+    /// Stores a record; changes of indexed kinds also enter the outbox, in this transaction.
     pub fn put_record<T: Serialize>(&mut self, kind: Kind, id: u64, record: &T) -> StoreResult<()> {
         self.txn
             .open_table(records_table(kind))?
             .insert(id, codec::encode(record).as_slice())?;
-        Ok(())
+        self.enqueue(kind, id)
     }
 
     pub fn remove_record(&mut self, kind: Kind, id: u64) -> StoreResult<()> {
         self.txn.open_table(records_table(kind))?.remove(id)?;
+        self.enqueue(kind, id)
+    }
+
+    /// Appends `(seq, kind, id)` to the outbox for the kinds the search index mirrors.
+    fn enqueue(&mut self, kind: Kind, id: u64) -> StoreResult<()> {
+        if !matches!(kind, Kind::Event | Kind::Venue | Kind::Organizer) {
+            return Ok(());
+        }
+        let mut meta = self.txn.open_table(META)?;
+        let seq = meta.get(OUTBOX_SEQUENCE)?.map(|v| v.value()).unwrap_or(0) + 1;
+        meta.insert(OUTBOX_SEQUENCE, seq)?;
+        drop(meta);
+        self.txn
+            .open_table(OUTBOX)?
+            .insert(seq, codec::encode(&(kind, id)).as_slice())?;
+        self.last_outbox_seq = Some(seq);
         Ok(())
     }
 
@@ -391,6 +485,25 @@ pub struct ReadTx {
 
 impl Reads for ReadTx {
     read_methods!();
+}
+
+impl ReadTx {
+    /// Visits every record of a kind in ID order without holding them all in memory.
+    pub fn for_each<T: DeserializeOwned, E: From<StoreError>>(
+        &self,
+        kind: Kind,
+        mut f: impl FnMut(T) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let table = self
+            .txn
+            .open_table(records_table(kind))
+            .map_err(StoreError::from)?;
+        for entry in table.iter().map_err(StoreError::from)? {
+            let (_, bytes) = entry.map_err(StoreError::from)?;
+            f(codec::decode(bytes.value()).map_err(StoreError::from)?)?;
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]

@@ -187,6 +187,16 @@ impl SearchQuery {
         &self.words
     }
 
+    /// The quoted phrases, each a run of words that must follow each other in one field.
+    pub fn phrases(&self) -> &[Vec<QueryWord>] {
+        &self.phrases
+    }
+
+    /// The exclusions, each a run of one or more words.
+    pub fn exclusions(&self) -> &[Vec<QueryWord>] {
+        &self.exclusions
+    }
+
     fn analyze_fields(&self, fields: &[&str]) -> Vec<Vec<(String, String)>> {
         let stemmer = stemmer(self.language);
         fields

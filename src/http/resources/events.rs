@@ -151,7 +151,8 @@ fn write_params(create: bool) -> Vec<ParamSpec> {
 fn single_read_params(path: ParamSpec) -> Vec<ParamSpec> {
     vec![
         path,
-        ParamSpec::query("password", ParamKind::String).describe("Password of a protected event."),
+        ParamSpec::query("password", ParamKind::NonEmptyString)
+            .describe("Password of a protected event."),
         ParamSpec::query("context", ParamKind::String),
     ]
 }
@@ -188,8 +189,12 @@ pub fn routes() -> Vec<Route> {
         rest.insert(0, first);
         rest
     };
-    let delete_params =
-        |path: ParamSpec| vec![path, ParamSpec::query("password", ParamKind::String)];
+    let delete_params = |path: ParamSpec| {
+        vec![
+            path,
+            ParamSpec::query("password", ParamKind::NonEmptyString),
+        ]
+    };
     vec![
         Route {
             segments: &[Seg::Lit("events")],
@@ -458,7 +463,17 @@ impl<'a> Embedding<'a> {
     fn new(state: &AppState, ctx: &'a Context) -> Result<Embedding<'a>, ApiError> {
         let rx = state.store.read()?;
         let now = chrono::Utc::now().naive_utc();
-        let counts = events::term_counts(&rx, now).map_err(|e| from_service(e, ctx.caller))?;
+        // Terms only ever attach to events of their own language, so counting over every
+        // language gives each term its count.
+        let mut counts = HashMap::new();
+        for kind in [Kind::Category, Kind::Tag] {
+            counts.extend(
+                state
+                    .index
+                    .term_counts(kind, None, now.and_utc().timestamp())
+                    .map_err(|e| from_service(e.into(), ctx.caller))?,
+            );
+        }
         Ok(Embedding {
             rx,
             ctx,
@@ -700,8 +715,14 @@ fn list(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
         unlock: unlock(&params),
     };
     let request: Request = request(ctx);
-    let archive = events::list(&state.store, &request, &query, params.invalid.clone())
-        .map_err(|e| from_service(e, ctx.caller))?;
+    let archive = events::list(
+        &state.store,
+        &state.index,
+        &request,
+        &query,
+        params.invalid.clone(),
+    )
+    .map_err(|e| from_service(e, ctx.caller))?;
     let embedding = Embedding::new(state, ctx)?;
     let mut items = Vec::with_capacity(archive.page.items.len());
     for event in &archive.page.items {

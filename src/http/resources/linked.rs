@@ -211,6 +211,18 @@ fn list_params() -> Vec<ParamSpec> {
         ParamSpec::query("search", ParamKind::NonEmptyString).describe("Words to search for."),
         ParamSpec::query("orderby", ParamKind::Enum(&["relevance"]))
             .describe("Order by search relevance (needs search)."),
+        ParamSpec::query(
+            "event",
+            ParamKind::Integer {
+                minimum: Some(1),
+                maximum: None,
+            },
+        )
+        .describe("Only records linked to this event."),
+        ParamSpec::query("has_events", ParamKind::FilterFlag)
+            .describe("Only records with (true) or without (false) published events."),
+        ParamSpec::query("only_with_upcoming", ParamKind::FilterFlag)
+            .describe("Only records with upcoming events."),
         ParamSpec::query("status", ParamKind::StatusFilter).describe("Statuses to list, or any."),
     ]);
     specs
@@ -416,6 +428,7 @@ fn update<R: LinkedResource>(state: &AppState, ctx: &Context) -> Result<ApiRespo
 fn delete<R: LinkedResource>(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
     let record: R = linked::delete(
         &state.store,
+        &state.index,
         &request(ctx),
         &target(ctx),
         invalid(&ctx.params),
@@ -448,7 +461,7 @@ fn list<R: LinkedResource>(state: &AppState, ctx: &Context) -> Result<ApiRespons
         has_events: params.bool("has_events"),
         only_with_upcoming: params.bool("only_with_upcoming").unwrap_or(false),
     };
-    let found = linked::list::<R>(&state.store, &request(ctx), &query, invalid)
+    let found = linked::list::<R>(&state.store, &state.index, &request(ctx), &query, invalid)
         .map_err(|e| from_service(e, ctx.caller))?;
     let mut q: Vec<(&'static str, String)> = Vec::new();
     if let Some(search) = &query.search {

@@ -271,6 +271,7 @@ fn get(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
     let kind = kind_of(state, ctx);
     let view = terms::get(
         &state.store,
+        &state.index,
         kind,
         &request(ctx),
         path_id(ctx),
@@ -284,8 +285,15 @@ fn create(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
     let kind = kind_of(state, ctx);
     let mut params = ctx.params.clone();
     let fields = write(&mut params, kind);
-    let view = terms::create(&state.store, kind, &request(ctx), &fields, invalid(&params))
-        .map_err(|e| from_service(e, ctx.caller))?;
+    let view = terms::create(
+        &state.store,
+        &state.index,
+        kind,
+        &request(ctx),
+        &fields,
+        invalid(&params),
+    )
+    .map_err(|e| from_service(e, ctx.caller))?;
     let location = ctx
         .links
         .route(&format!("/{}/{}", spec_of(kind).collection, view.term.id));
@@ -300,6 +308,7 @@ fn update(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
     let fields = write(&mut params, kind);
     let view = terms::update(
         &state.store,
+        &state.index,
         kind,
         &request(ctx),
         path_id(ctx),
@@ -314,6 +323,7 @@ fn delete(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
     let kind = kind_of(state, ctx);
     let view = terms::delete(
         &state.store,
+        &state.index,
         kind,
         &request(ctx),
         path_id(ctx),
@@ -346,8 +356,15 @@ fn list(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
             .map(|id| ("event", id as u64))
             .or_else(|| params.i64("post").map(|id| ("post", id as u64))),
     };
-    let found = terms::list(&state.store, kind, &request(ctx), &query, invalid(params))
-        .map_err(|e| from_service(e, ctx.caller))?;
+    let found = terms::list(
+        &state.store,
+        &state.index,
+        kind,
+        &request(ctx),
+        &query,
+        invalid(params),
+    )
+    .map_err(|e| from_service(e, ctx.caller))?;
     // Q of terms.md §3.5: only what the request supplied, normalised.
     let sent = |name: &str| ctx.params.sent(name);
     let join = |ids: &Option<Vec<u64>>| {

@@ -1,0 +1,125 @@
+//! Index documents of events, venues and organizers (see index_schema/schema.toml).
+
+use super::schema::Fields;
+use super::IndexResult;
+use crate::model::event::Event;
+use crate::model::post::{GeoPoint, Organizer, PostMeta, Venue};
+use crate::model::Kind;
+use crate::store::Reads;
+use chrono::NaiveDateTime;
+use tantivy::TantivyDocument;
+
+fn seconds(t: &NaiveDateTime) -> i64 {
+    t.and_utc().timestamp()
+}
+
+/// What every post-kind document carries: identity, language, status, dates, title.
+fn base(f: &Fields, kind: Kind, meta: &PostMeta) -> TantivyDocument {
+    let mut doc = TantivyDocument::default();
+    doc.add_text(f.kind, kind.name());
+    doc.add_u64(f.id, meta.id);
+    doc.add_text(f.language, meta.language.code());
+    doc.add_text(f.status, meta.status.as_str());
+    doc.add_u64(f.author, meta.author);
+    doc.add_i64(f.date_utc, seconds(&meta.date_utc));
+    doc.add_text(f.title_stem(meta.language), &meta.title);
+    doc.add_text(f.title_fold, &meta.title);
+    doc
+}
+
+/// Searchable text besides the title, under the record language's analyzer and folded.
+fn body(f: &Fields, doc: &mut TantivyDocument, meta: &PostMeta, texts: &[&str]) {
+    for text in texts.iter().filter(|t| !t.is_empty()) {
+        doc.add_text(f.body_stem(meta.language), text);
+        doc.add_text(f.body_fold, text);
+    }
+}
+
+fn geo(f: &Fields, doc: &mut TantivyDocument, point: Option<GeoPoint>) {
+    doc.add_bool(f.has_geo, point.is_some());
+    if let Some(p) = point {
+        doc.add_f64(f.geo_lat, p.lat);
+        doc.add_f64(f.geo_lng, p.lng);
+    }
+}
+
+pub fn venue(f: &Fields, v: &Venue) -> TantivyDocument {
+    let mut doc = base(f, Kind::Venue, &v.post);
+    body(
+        f,
+        &mut doc,
+        &v.post,
+        &[
+            &v.post.description,
+            &v.post.excerpt,
+            &v.address,
+            &v.city,
+            &v.province,
+            &v.state,
+            &v.stateprovince,
+            &v.zip,
+            &v.phone,
+        ],
+    );
+    geo(f, &mut doc, v.geo);
+    doc
+}
+
+pub fn organizer(f: &Fields, o: &Organizer) -> TantivyDocument {
+    let mut doc = base(f, Kind::Organizer, &o.post);
+    body(
+        f,
+        &mut doc,
+        &o.post,
+        &[
+            &o.post.description,
+            &o.post.excerpt,
+            &o.phone,
+            &o.email,
+            &o.website,
+        ],
+    );
+    doc
+}
+
+/// An event's document also carries the current names of its venue and organizers and its
+/// venue's coordinates (common.md §9.11, events.md §2.7), read from the same snapshot.
+pub fn event(f: &Fields, e: &Event, rx: &impl Reads) -> IndexResult<TantivyDocument> {
+    let mut doc = base(f, Kind::Event, &e.post);
+    let venue = match e.venue {
+        Some(id) => rx.get_record::<Venue>(Kind::Venue, id)?,
+        None => None,
+    };
+    let mut names: Vec<String> = venue.iter().map(|v| v.post.title.clone()).collect();
+    for id in &e.organizers {
+        if let Some(meta) = rx.get_record::<PostMeta>(Kind::Organizer, *id)? {
+            names.push(meta.title);
+        }
+    }
+    let mut texts: Vec<&str> = vec![&e.post.description, &e.post.excerpt];
+    texts.extend(names.iter().map(String::as_str));
+    body(f, &mut doc, &e.post, &texts);
+    doc.add_i64(f.start_local, seconds(&e.start_local));
+    doc.add_i64(f.end_local, seconds(&e.end_local));
+    doc.add_i64(f.start_utc, seconds(&e.start_utc));
+    for id in &e.categories {
+        doc.add_u64(f.categories, *id);
+    }
+    for id in &e.tags {
+        doc.add_u64(f.tags, *id);
+    }
+    if let Some(id) = e.venue {
+        doc.add_u64(f.venue, id);
+    }
+    for id in &e.organizers {
+        doc.add_u64(f.organizers, *id);
+    }
+    doc.add_bool(f.featured, e.featured);
+    doc.add_bool(f.sticky, e.sticky);
+    doc.add_bool(f.hide_from_listings, e.hide_from_listings);
+    doc.add_bool(f.ticketed, e.ticketed);
+    doc.add_bool(f.protected, e.password.is_some());
+    doc.add_u64(f.post_parent, e.post_parent);
+    geo(f, &mut doc, venue.and_then(|v| v.geo));
+    Ok(doc)
+}

@@ -1,0 +1,140 @@
+//! Keeping the index current (ARCHITECTURE.md "Consistency"): every store write that touches
+//! an indexed record appends to the outbox in its own transaction; after the commit, the
+//! store's commit hook hands the sequence number to the indexer thread and waits until the
+//! index has applied it. Writes arriving while a batch is applied form the next batch (group
+//! commit: many writes share one index commit). A crash between the store commit and the index
+//! commit leaves the entries in the outbox, and the next start applies them before serving.
+
+use super::SearchIndex;
+use crate::store::Store;
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
+
+#[derive(Default)]
+struct Progress {
+    /// Highest sequence number a writer waits for.
+    requested: u64,
+    /// Highest sequence number in the index.
+    applied: u64,
+    stopping: bool,
+}
+
+struct Shared {
+    progress: Mutex<Progress>,
+    changed: Condvar,
+}
+
+/// The background indexer of a running server.
+pub struct Indexer {
+    shared: Arc<Shared>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Indexer {
+    /// Starts the indexer and installs the store's commit hook, so that every acknowledged
+    /// write is searchable.
+    pub fn start(store: Arc<Store>, index: Arc<SearchIndex>) -> Indexer {
+        let shared = Arc::new(Shared {
+            progress: Mutex::new(Progress {
+                applied: index.applied_seq(),
+                ..Progress::default()
+            }),
+            changed: Condvar::new(),
+        });
+        let thread = {
+            let shared = shared.clone();
+            let store = store.clone();
+            std::thread::Builder::new()
+                .name("indexer".into())
+                .spawn(move || run(&shared, &store, &index))
+                .expect("spawning the indexer thread")
+        };
+        let hook_shared = shared.clone();
+        store.set_commit_hook(Arc::new(move |seq| wait_for(&hook_shared, seq)));
+        Indexer {
+            shared,
+            thread: Some(thread),
+        }
+    }
+
+    /// Applies what is pending and stops the thread.
+    pub fn stop(mut self) {
+        self.shutdown();
+    }
+
+    fn shutdown(&mut self) {
+        {
+            let mut p = self.shared.progress.lock().expect("indexer lock");
+            p.stopping = true;
+        }
+        self.shared.changed.notify_all();
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+impl Drop for Indexer {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+/// Called by a writer after its commit: returns once the index holds `seq`.
+fn wait_for(shared: &Shared, seq: u64) {
+    let mut p = shared.progress.lock().expect("indexer lock");
+    p.requested = p.requested.max(seq);
+    shared.changed.notify_all();
+    while p.applied < seq && !p.stopping {
+        p = shared.changed.wait(p).expect("indexer lock");
+    }
+}
+
+fn run(shared: &Shared, store: &Store, index: &SearchIndex) {
+    loop {
+        let applied = {
+            let mut p = shared.progress.lock().expect("indexer lock");
+            while p.requested <= p.applied && !p.stopping {
+                p = shared.changed.wait(p).expect("indexer lock");
+            }
+            if p.stopping && p.requested <= p.applied {
+                return;
+            }
+            p.applied
+        };
+        match apply_pending(store, index, applied) {
+            Ok(Some(last)) => {
+                let mut p = shared.progress.lock().expect("indexer lock");
+                p.applied = p.applied.max(last);
+                shared.changed.notify_all();
+            }
+            Ok(None) => {
+                // Nothing in the outbox beyond what is applied: the request was already met.
+                let mut p = shared.progress.lock().expect("indexer lock");
+                p.applied = p.applied.max(p.requested);
+                shared.changed.notify_all();
+            }
+            Err(e) => {
+                // The writes are safe in the store; keep trying rather than acknowledge a write
+                // that search does not show.
+                tracing::error!(error = %e, "applying the outbox to the search index failed; retrying");
+                std::thread::sleep(Duration::from_millis(200));
+            }
+        }
+    }
+}
+
+/// Applies every outbox entry after `applied`; returns the new last sequence number.
+fn apply_pending(
+    store: &Store,
+    index: &SearchIndex,
+    applied: u64,
+) -> super::IndexResult<Option<u64>> {
+    let entries = store.outbox_after(applied)?;
+    let Some(last) = entries.last().map(|e| e.seq) else {
+        return Ok(None);
+    };
+    index.apply(store, &entries)?;
+    store.prune_outbox(last)?;
+    Ok(Some(last))
+}

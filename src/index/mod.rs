@@ -1,0 +1,486 @@
+//! The search index: a tantivy mirror of events, venues and organizers that answers every
+//! listing, date window and search. redb is the truth; this is derived from it and can always
+//! be rebuilt from it (see `indexer` for how it is kept current, and `ARCHITECTURE.md`).
+
+pub mod analysis;
+mod docs;
+pub mod geo;
+pub mod indexer;
+pub mod planner;
+pub mod schema;
+
+use crate::model::{Kind, Language};
+use crate::store::{OutboxEntry, Reads, Store, StoreError};
+use planner::{EventFilter, LinkedFilter};
+use schema::{Fields, IndexSchema};
+use serde::{Deserialize, Serialize};
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use tantivy::collector::{Collector, Count, SegmentCollector, TopDocs};
+use tantivy::query::Query;
+use tantivy::{DocId, Index, IndexReader, IndexWriter, ReloadPolicy, Score, SegmentReader, Term};
+
+/// Memory for the index writer's buffers.
+const WRITER_MEMORY: usize = 64 * 1024 * 1024;
+
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    #[error("search index: {0}")]
+    Tantivy(#[from] tantivy::TantivyError),
+    #[error(transparent)]
+    Schema(#[from] schema::SchemaError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("search index directory: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+pub type IndexResult<T> = Result<T, IndexError>;
+
+/// What each commit records: how far the outbox has been applied, under which schema.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+struct CommitPayload {
+    seq: u64,
+    schema: u32,
+}
+
+/// Counts of what a (re)build indexed.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct BuildSummary {
+    pub events: u64,
+    pub venues: u64,
+    pub organizers: u64,
+}
+
+pub struct SearchIndex {
+    reader: IndexReader,
+    writer: Mutex<IndexWriter>,
+    pub fields: Fields,
+    schema_version: u32,
+}
+
+/// The order of an event list (events.md §2.5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventOrder {
+    /// Local start, then ID.
+    Start,
+    /// Publication date, then ID (with `include`).
+    Publication,
+}
+
+/// A page of IDs and the total number of matches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hits {
+    pub ids: Vec<u64>,
+    pub total: usize,
+}
+
+fn open_in(dir: &Path, parsed: &IndexSchema) -> IndexResult<Index> {
+    std::fs::create_dir_all(dir)?;
+    let directory =
+        tantivy::directory::MmapDirectory::open(dir).map_err(tantivy::TantivyError::from)?;
+    let index = Index::open_or_create(directory, parsed.schema.clone())?;
+    analysis::register(index.tokenizers());
+    Ok(index)
+}
+
+impl SearchIndex {
+    fn from_index(index: Index, parsed: IndexSchema) -> IndexResult<SearchIndex> {
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()?;
+        let writer = index.writer(WRITER_MEMORY)?;
+        Ok(SearchIndex {
+            reader,
+            writer: Mutex::new(writer),
+            fields: parsed.fields,
+            schema_version: parsed.version,
+        })
+    }
+
+    /// Opens the index in `dir` and brings it up to date with the store: rebuilt from scratch
+    /// when missing, unreadable or of another schema version, else caught up from the outbox.
+    pub fn open(dir: &Path, store: &Store) -> IndexResult<SearchIndex> {
+        let parsed = IndexSchema::load()?;
+        let usable = match Self::payload_in(dir) {
+            Some(p) => p.schema == parsed.version,
+            None => false,
+        };
+        if !usable {
+            tracing::info!(dir = %dir.display(), "building the search index from the store");
+            Self::rebuild(dir, store, |_| {})?;
+        }
+        let index = match open_in(dir, &parsed) {
+            Ok(index) => index,
+            Err(e) => {
+                tracing::warn!(error = %e, "search index unreadable; rebuilding it");
+                Self::rebuild(dir, store, |_| {})?;
+                open_in(dir, &parsed)?
+            }
+        };
+        let search = Self::from_index(index, parsed)?;
+        let applied = search.applied_seq();
+        let pending = store.outbox_after(applied)?;
+        if !pending.is_empty() {
+            tracing::info!(
+                entries = pending.len(),
+                "catching the search index up with the store"
+            );
+            search.apply(store, &pending)?;
+        }
+        Ok(search)
+    }
+
+    /// The commit payload of the index in `dir`, if it has a readable one.
+    fn payload_in(dir: &Path) -> Option<CommitPayload> {
+        let index = Index::open_in_dir(dir).ok()?;
+        let metas = index.load_metas().ok()?;
+        serde_json::from_str(metas.payload.as_deref()?).ok()
+    }
+
+    /// The outbox sequence number the index has applied.
+    pub fn applied_seq(&self) -> u64 {
+        let metas = self.reader.searcher().index().load_metas().ok();
+        metas
+            .and_then(|m| m.payload)
+            .and_then(|p| serde_json::from_str::<CommitPayload>(&p).ok())
+            .map(|p| p.seq)
+            .unwrap_or(0)
+    }
+
+    /// Builds a fresh index of every record into a sibling directory and swaps it in place of
+    /// `dir` (rename, so that a crash leaves either the old or the new index, never a mix).
+    /// `progress` is told the number of records indexed so far.
+    pub fn rebuild(
+        dir: &Path,
+        store: &Store,
+        mut progress: impl FnMut(u64),
+    ) -> IndexResult<BuildSummary> {
+        let parsed = IndexSchema::load()?;
+        let building = sibling(dir, "building");
+        if building.exists() {
+            std::fs::remove_dir_all(&building)?;
+        }
+        let index = open_in(&building, &parsed)?;
+        let mut writer: IndexWriter = index.writer(WRITER_MEMORY)?;
+        // Everything up to the current head is in the snapshot read below.
+        let head = store.outbox_head()?;
+        let rx = store.read()?;
+        let mut summary = BuildSummary::default();
+        let mut done = 0u64;
+        let fields = &parsed.fields;
+        rx.for_each::<crate::model::post::Venue, IndexError>(Kind::Venue, |v| {
+            writer.add_document(docs::venue(fields, &v))?;
+            summary.venues += 1;
+            done += 1;
+            progress(done);
+            Ok(())
+        })?;
+        rx.for_each::<crate::model::post::Organizer, IndexError>(Kind::Organizer, |o| {
+            writer.add_document(docs::organizer(fields, &o))?;
+            summary.organizers += 1;
+            done += 1;
+            progress(done);
+            Ok(())
+        })?;
+        rx.for_each::<crate::model::event::Event, IndexError>(Kind::Event, |e| {
+            writer.add_document(docs::event(fields, &e, &rx)?)?;
+            summary.events += 1;
+            done += 1;
+            progress(done);
+            Ok(())
+        })?;
+        let mut prepared = writer.prepare_commit()?;
+        prepared.set_payload(
+            &serde_json::to_string(&CommitPayload {
+                seq: head,
+                schema: parsed.version,
+            })
+            .expect("payloads serialize"),
+        );
+        prepared.commit()?;
+        writer.wait_merging_threads()?;
+        drop(index);
+        let old = sibling(dir, "old");
+        if old.exists() {
+            std::fs::remove_dir_all(&old)?;
+        }
+        if dir.exists() {
+            std::fs::rename(dir, &old)?;
+        }
+        std::fs::rename(&building, dir)?;
+        if old.exists() {
+            std::fs::remove_dir_all(&old)?;
+        }
+        Ok(summary)
+    }
+
+    /// Applies outbox entries: each named record is re-read from the store and its document
+    /// replaced (or removed when the record is gone). A venue or organizer change also
+    /// refreshes the events that link it, whose documents carry its name and coordinates.
+    /// Commits once, recording the last sequence number.
+    pub fn apply(&self, store: &Store, entries: &[OutboxEntry]) -> IndexResult<()> {
+        let Some(last) = entries.last().map(|e| e.seq) else {
+            return Ok(());
+        };
+        let rx = store.read()?;
+        let mut touched: Vec<(Kind, u64)> = Vec::new();
+        for e in entries {
+            if !touched.contains(&(e.kind, e.id)) {
+                touched.push((e.kind, e.id));
+            }
+        }
+        let linked: Vec<u64> = touched
+            .iter()
+            .filter(|(k, _)| *k != Kind::Event)
+            .map(|(_, id)| *id)
+            .collect();
+        if !linked.is_empty() {
+            for event in self.events_linking(&linked)? {
+                if !touched.contains(&(Kind::Event, event)) {
+                    touched.push((Kind::Event, event));
+                }
+            }
+        }
+        let mut writer = self.writer.lock().expect("index writer lock");
+        let f = &self.fields;
+        for (kind, id) in &touched {
+            writer.delete_term(Term::from_field_u64(f.id, *id));
+            let doc = match kind {
+                Kind::Event => rx
+                    .get_record::<crate::model::event::Event>(*kind, *id)?
+                    .map(|e| docs::event(f, &e, &rx))
+                    .transpose()?,
+                Kind::Venue => rx
+                    .get_record::<crate::model::post::Venue>(*kind, *id)?
+                    .map(|v| docs::venue(f, &v)),
+                Kind::Organizer => rx
+                    .get_record::<crate::model::post::Organizer>(*kind, *id)?
+                    .map(|o| docs::organizer(f, &o)),
+                _ => None,
+            };
+            if let Some(doc) = doc {
+                writer.add_document(doc)?;
+            }
+        }
+        let mut prepared = writer.prepare_commit()?;
+        prepared.set_payload(
+            &serde_json::to_string(&CommitPayload {
+                seq: last,
+                schema: self.schema_version,
+            })
+            .expect("payloads serialize"),
+        );
+        prepared.commit()?;
+        drop(writer);
+        self.reader.reload()?;
+        Ok(())
+    }
+
+    /// Events whose venue or organizers include any of `ids`.
+    fn events_linking(&self, ids: &[u64]) -> IndexResult<Vec<u64>> {
+        let f = &self.fields;
+        let terms = ids.iter().flat_map(|id| {
+            [
+                Term::from_field_u64(f.venue, *id),
+                Term::from_field_u64(f.organizers, *id),
+            ]
+        });
+        let query = tantivy::query::TermSetQuery::new(terms);
+        Ok(self.collect_values(&query, "id")?.into_iter().collect())
+    }
+
+    /// Events carrying a term or linking a venue/organizer (any status, any language): the
+    /// events a term deletion or a venue/organizer trashing must update.
+    pub fn events_carrying(&self, kind: Kind, id: u64) -> IndexResult<Vec<u64>> {
+        let f = &self.fields;
+        let field = match kind {
+            Kind::Category => f.categories,
+            Kind::Tag => f.tags,
+            Kind::Venue => f.venue,
+            _ => f.organizers,
+        };
+        let query = tantivy::query::TermQuery::new(
+            Term::from_field_u64(field, id),
+            tantivy::schema::IndexRecordOption::Basic,
+        );
+        Ok(self.collect_values(&query, "id")?.into_iter().collect())
+    }
+
+    /// A page of `GET /events` and its total.
+    pub fn events(
+        &self,
+        filter: &EventFilter,
+        order: EventOrder,
+        relevance: bool,
+        offset: usize,
+        limit: usize,
+    ) -> IndexResult<Hits> {
+        let query = planner::events(&self.fields, filter);
+        let key_field = match order {
+            EventOrder::Start => "start_local",
+            EventOrder::Publication => "date_utc",
+        };
+        // Ascending natural order, expressed as a larger-is-better key.
+        self.page(query.as_ref(), key_field, true, relevance, offset, limit)
+    }
+
+    /// A page of `GET /venues` or `GET /organizers` (newest first) and its total.
+    pub fn linked(
+        &self,
+        filter: &LinkedFilter,
+        relevance: bool,
+        offset: usize,
+        limit: usize,
+    ) -> IndexResult<Hits> {
+        let query = planner::linked(&self.fields, filter);
+        self.page(query.as_ref(), "date_utc", false, relevance, offset, limit)
+    }
+
+    fn page(
+        &self,
+        query: &dyn Query,
+        key_field: &'static str,
+        ascending: bool,
+        relevance: bool,
+        offset: usize,
+        limit: usize,
+    ) -> IndexResult<Hits> {
+        let searcher = self.reader.searcher();
+        let sign: i64 = if ascending { -1 } else { 1 };
+        let top = TopDocs::with_limit(limit.max(1))
+            .and_offset(offset)
+            .tweak_score(move |segment: &SegmentReader| {
+                let keys = segment
+                    .fast_fields()
+                    .i64(key_field)
+                    .ok()
+                    .map(|c| c.first_or_default_col(0));
+                let ids = segment
+                    .fast_fields()
+                    .u64("id")
+                    .ok()
+                    .map(|c| c.first_or_default_col(0));
+                move |doc: DocId, score: Score| {
+                    let key = keys.as_ref().map(|c| c.get_val(doc)).unwrap_or(0);
+                    let id = ids.as_ref().map(|c| c.get_val(doc)).unwrap_or(0) as i64;
+                    let relevance = if relevance { score } else { 0.0 };
+                    (relevance, sign * key, sign * id, id)
+                }
+            });
+        let (total, hits) = searcher.search(query, &(Count, top))?;
+        Ok(Hits {
+            ids: hits
+                .into_iter()
+                .map(|((_, _, _, id), _)| id as u64)
+                .collect(),
+            total,
+        })
+    }
+
+    /// Every value of a u64 fast field over the documents matching `query`.
+    pub fn collect_values(
+        &self,
+        query: &dyn Query,
+        field: &'static str,
+    ) -> IndexResult<HashSet<u64>> {
+        let searcher = self.reader.searcher();
+        let counts = searcher.search(query, &ValueCounter { field })?;
+        Ok(counts.into_keys().collect())
+    }
+
+    /// How many matching documents carry each value of a u64 fast field.
+    pub fn count_values(
+        &self,
+        query: &dyn Query,
+        field: &'static str,
+    ) -> IndexResult<HashMap<u64, u64>> {
+        Ok(self
+            .reader
+            .searcher()
+            .search(query, &ValueCounter { field })?)
+    }
+
+    /// Published events per term, for one language (terms.md §1 `count`).
+    pub fn term_counts(
+        &self,
+        kind: Kind,
+        language: Option<Language>,
+        now: i64,
+    ) -> IndexResult<HashMap<u64, u64>> {
+        let query = planner::events_with_statuses(
+            &self.fields,
+            language,
+            &[crate::model::Status::Publish],
+            now,
+        );
+        let field = if kind == Kind::Category {
+            "categories"
+        } else {
+            "tags"
+        };
+        self.count_values(query.as_ref(), field)
+    }
+}
+
+fn sibling(dir: &Path, suffix: &str) -> PathBuf {
+    let name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "index".into());
+    dir.with_file_name(format!("{name}.{suffix}"))
+}
+
+/// Counts the values of a multi-valued u64 fast field over the matching documents.
+struct ValueCounter {
+    field: &'static str,
+}
+
+struct SegmentValueCounter {
+    column: Option<tantivy::columnar::Column<u64>>,
+    counts: HashMap<u64, u64>,
+}
+
+impl Collector for ValueCounter {
+    type Fruit = HashMap<u64, u64>;
+    type Child = SegmentValueCounter;
+
+    fn for_segment(&self, _: u32, segment: &SegmentReader) -> tantivy::Result<SegmentValueCounter> {
+        Ok(SegmentValueCounter {
+            column: segment.fast_fields().u64(self.field).ok(),
+            counts: HashMap::new(),
+        })
+    }
+
+    fn requires_scoring(&self) -> bool {
+        false
+    }
+
+    fn merge_fruits(&self, fruits: Vec<HashMap<u64, u64>>) -> tantivy::Result<HashMap<u64, u64>> {
+        let mut all = HashMap::new();
+        for fruit in fruits {
+            for (k, v) in fruit {
+                *all.entry(k).or_insert(0) += v;
+            }
+        }
+        Ok(all)
+    }
+}
+
+impl SegmentCollector for SegmentValueCounter {
+    type Fruit = HashMap<u64, u64>;
+
+    fn collect(&mut self, doc: DocId, _: Score) {
+        if let Some(column) = &self.column {
+            for value in column.values_for_doc(doc) {
+                *self.counts.entry(value).or_insert(0) += 1;
+            }
+        }
+    }
+
+    fn harvest(self) -> HashMap<u64, u64> {
+        self.counts
+    }
+}

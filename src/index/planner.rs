@@ -1,0 +1,548 @@
+//! The query planner: a pure function from a validated list request to a tantivy query. Every
+//! filter of `GET /events`, `GET /venues` and `GET /organizers` becomes a clause here, so lists,
+//! totals and pages come from the index; nothing is scanned.
+
+use crate::auth::{Caller, Capability};
+use crate::index::schema::Fields;
+use crate::model::{Kind, Language, Status};
+use crate::values::search::SearchQuery;
+use std::ops::Bound;
+use tantivy::query::{
+    BooleanQuery, BoostQuery, DisjunctionMaxQuery, FuzzyTermQuery, Occur, PhrasePrefixQuery,
+    PhraseQuery, Query, RangeQuery, TermQuery, TermSetQuery,
+};
+use tantivy::schema::{Field, IndexRecordOption};
+use tantivy::Term;
+
+/// Query words of this many characters or more also match within one edit (common.md §9.11).
+const TYPO_MIN_CHARS: usize = 5;
+
+/// Boosts of the ways a query word can match: exact (stem) matches rank above prefix
+/// matches, prefix above typo-tolerant ones, and title matches above matches elsewhere
+/// (common.md §9.11, `orderby=relevance`). Each word contributes the best of its matches.
+const STEM_BOOST: f32 = 4.0;
+const PREFIX_BOOST: f32 = 2.0;
+const TYPO_BOOST: f32 = 1.0;
+const TITLE_FACTOR: f32 = 1.5;
+
+/// Who is listing and which statuses the list shows (common.md §3.8).
+#[derive(Debug, Clone)]
+pub struct Visibility {
+    pub caller: Caller,
+    /// The effective statuses asked for.
+    pub statuses: Vec<Status>,
+    /// Now, in UTC seconds: scheduled records published by then count as published.
+    pub now: i64,
+}
+
+/// Date bounds on local wall clocks, in seconds (events.md §2.3), already normalised.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DateBounds {
+    pub start_min: Option<i64>,
+    pub end_max: Option<i64>,
+    pub starts_before: Option<i64>,
+    pub starts_after: Option<i64>,
+    pub ends_before: Option<i64>,
+    pub ends_after: Option<i64>,
+}
+
+/// The geographic filter (events.md §2.7).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum GeoFilter {
+    /// Only events whose venue has coordinates.
+    HasCoordinates,
+    /// Only events whose venue lies within `radius_km` of the point.
+    Within { lat: f64, lng: f64, radius_km: f64 },
+}
+
+/// A validated `GET /events` request, with references resolved to IDs.
+#[derive(Debug, Clone)]
+pub struct EventFilter {
+    pub language: Language,
+    pub visibility: Visibility,
+    pub dates: DateBounds,
+    pub search: Option<SearchQuery>,
+    /// Category IDs, descendants included.
+    pub categories: Option<Vec<u64>>,
+    pub tags: Option<Vec<u64>>,
+    pub venues: Option<Vec<u64>>,
+    pub organizers: Option<Vec<u64>>,
+    pub featured: Option<bool>,
+    pub ticketed: Option<bool>,
+    pub include: Option<Vec<u64>>,
+    pub post_parent: Option<u64>,
+    pub geo: Option<GeoFilter>,
+}
+
+/// A validated `GET /venues` or `GET /organizers` request; the event-derived filters are
+/// already turned into ID sets.
+#[derive(Debug, Clone)]
+pub struct LinkedFilter {
+    pub kind: Kind,
+    pub language: Language,
+    pub visibility: Visibility,
+    pub search: Option<SearchQuery>,
+    /// Only these IDs (from `event`, `has_events=true`, `only_with_upcoming`).
+    pub only: Option<Vec<u64>>,
+    /// None of these IDs (`has_events=false`).
+    pub except: Option<Vec<u64>>,
+}
+
+fn term_query(term: Term) -> Box<dyn Query> {
+    Box::new(TermQuery::new(term, IndexRecordOption::Basic))
+}
+
+fn text(field: Field, value: &str) -> Box<dyn Query> {
+    term_query(Term::from_field_text(field, value))
+}
+
+fn bool_is(field: Field, value: bool) -> Box<dyn Query> {
+    term_query(Term::from_field_bool(field, value))
+}
+
+fn any_u64(field: Field, ids: &[u64]) -> Box<dyn Query> {
+    Box::new(TermSetQuery::new(
+        ids.iter().map(|id| Term::from_field_u64(field, *id)),
+    ))
+}
+
+fn i64_range(field: Field, lower: Bound<i64>, upper: Bound<i64>) -> Box<dyn Query> {
+    let map = |b: Bound<i64>| match b {
+        Bound::Included(v) => Bound::Included(Term::from_field_i64(field, v)),
+        Bound::Excluded(v) => Bound::Excluded(Term::from_field_i64(field, v)),
+        Bound::Unbounded => Bound::Unbounded,
+    };
+    Box::new(RangeQuery::new(map(lower), map(upper)))
+}
+
+fn f64_range(field: Field, lower: f64, upper: f64) -> Box<dyn Query> {
+    Box::new(RangeQuery::new(
+        Bound::Included(Term::from_field_f64(field, lower)),
+        Bound::Included(Term::from_field_f64(field, upper)),
+    ))
+}
+
+fn all_of(clauses: Vec<Box<dyn Query>>) -> Box<dyn Query> {
+    Box::new(BooleanQuery::new(
+        clauses.into_iter().map(|q| (Occur::Must, q)).collect(),
+    ))
+}
+
+fn any_of(clauses: Vec<Box<dyn Query>>) -> Box<dyn Query> {
+    Box::new(BooleanQuery::new(
+        clauses.into_iter().map(|q| (Occur::Should, q)).collect(),
+    ))
+}
+
+/// Records whose *effective* status is `status` (§4.4: a `future` record whose date has come
+/// is published).
+fn effective_status(fields: &Fields, status: Status, now: i64) -> Box<dyn Query> {
+    let stored = |s: Status| text(fields.status, s.as_str());
+    match status {
+        Status::Publish => any_of(vec![
+            stored(Status::Publish),
+            all_of(vec![
+                stored(Status::Future),
+                i64_range(fields.date_utc, Bound::Unbounded, Bound::Included(now)),
+            ]),
+        ]),
+        Status::Future => all_of(vec![
+            stored(Status::Future),
+            i64_range(fields.date_utc, Bound::Excluded(now), Bound::Unbounded),
+        ]),
+        other => stored(other),
+    }
+}
+
+/// Status set and the per-record read rule of common.md §3.4/§3.8: callers who may edit
+/// others' records read everything in the set; everyone else reads published records and
+/// their own.
+pub fn visibility_clause(fields: &Fields, v: &Visibility) -> Box<dyn Query> {
+    let in_set = any_of(
+        v.statuses
+            .iter()
+            .map(|s| effective_status(fields, *s, v.now))
+            .collect(),
+    );
+    if v.caller.has(Capability::EditOthersPosts) {
+        return in_set;
+    }
+    let mut readable = vec![effective_status(fields, Status::Publish, v.now)];
+    if let Caller::User { id, .. } = v.caller {
+        readable.push(term_query(Term::from_field_u64(fields.author, id)));
+    }
+    all_of(vec![in_set, any_of(readable)])
+}
+
+/// One required query word: the best of its stem, prefix and (long words) typo matches in
+/// the title and the other fields.
+fn word_clause(
+    fields: &Fields,
+    language: Language,
+    folded: &str,
+    stem: &str,
+    typos: bool,
+) -> Box<dyn Query> {
+    let mut ways: Vec<Box<dyn Query>> = Vec::new();
+    for (stem_field, fold_field, factor) in [
+        (fields.title_stem(language), fields.title_fold, TITLE_FACTOR),
+        (fields.body_stem(language), fields.body_fold, 1.0),
+    ] {
+        ways.push(Box::new(BoostQuery::new(
+            text(stem_field, stem),
+            STEM_BOOST * factor,
+        )));
+        ways.push(Box::new(BoostQuery::new(
+            Box::new(PhrasePrefixQuery::new(vec![Term::from_field_text(
+                fold_field, folded,
+            )])),
+            PREFIX_BOOST * factor,
+        )));
+        if typos && folded.chars().count() >= TYPO_MIN_CHARS {
+            ways.push(Box::new(BoostQuery::new(
+                Box::new(FuzzyTermQuery::new(
+                    Term::from_field_text(fold_field, folded),
+                    1,
+                    true,
+                )),
+                TYPO_BOOST * factor,
+            )));
+        }
+    }
+    Box::new(DisjunctionMaxQuery::new(ways))
+}
+
+/// Consecutive words, each equal as a stem, in one field (phrases, multi-word exclusions).
+fn phrase_clause(fields: &Fields, language: Language, stems: &[String]) -> Box<dyn Query> {
+    let in_field = |field: Field| -> Box<dyn Query> {
+        Box::new(PhraseQuery::new(
+            stems
+                .iter()
+                .map(|s| Term::from_field_text(field, s))
+                .collect(),
+        ))
+    };
+    any_of(vec![
+        in_field(fields.title_stem(language)),
+        in_field(fields.body_stem(language)),
+    ])
+}
+
+/// common.md §9.11 as clauses: every word required, phrases required, exclusions removed.
+pub fn search_clauses(
+    fields: &Fields,
+    language: Language,
+    q: &SearchQuery,
+) -> Vec<(Occur, Box<dyn Query>)> {
+    let mut clauses = Vec::new();
+    for word in q.words() {
+        clauses.push((
+            Occur::Must,
+            word_clause(fields, language, &word.folded, &word.stem, true),
+        ));
+    }
+    for phrase in q.phrases() {
+        if phrase.len() > 1 {
+            let stems: Vec<String> = phrase.iter().map(|w| w.stem.clone()).collect();
+            clauses.push((Occur::Must, phrase_clause(fields, language, &stems)));
+        }
+    }
+    for exclusion in q.exclusions() {
+        let clause = match exclusion.as_slice() {
+            [one] => word_clause(fields, language, &one.folded, &one.stem, false),
+            many => phrase_clause(
+                fields,
+                language,
+                &many.iter().map(|w| w.stem.clone()).collect::<Vec<_>>(),
+            ),
+        };
+        clauses.push((Occur::MustNot, clause));
+    }
+    clauses
+}
+
+/// Degrees of latitude per kilometre, and of longitude at a latitude, for the bounding box
+/// that narrows the exact distance check.
+fn bounding_box(lat: f64, lng: f64, radius_km: f64) -> Option<(f64, f64, f64, f64)> {
+    const KM_PER_DEGREE: f64 = 111.195;
+    let dlat = radius_km / KM_PER_DEGREE;
+    let cos = lat.to_radians().cos();
+    if lat.abs() + dlat >= 90.0 || cos < 1e-6 {
+        return None;
+    }
+    let dlng = radius_km / (KM_PER_DEGREE * cos);
+    if lng.abs() + dlng >= 180.0 {
+        return None;
+    }
+    Some((lat - dlat, lat + dlat, lng - dlng, lng + dlng))
+}
+
+/// Great-circle distance (haversine, mean Earth radius 6371.0088 km).
+pub fn haversine_km(lat1: f64, lng1: f64, lat2: f64, lng2: f64) -> f64 {
+    const EARTH_KM: f64 = 6371.0088;
+    let (p1, p2) = (lat1.to_radians(), lat2.to_radians());
+    let dp = (lat2 - lat1).to_radians();
+    let dl = (lng2 - lng1).to_radians();
+    let a = (dp / 2.0).sin().powi(2) + p1.cos() * p2.cos() * (dl / 2.0).sin().powi(2);
+    2.0 * EARTH_KM * a.sqrt().asin()
+}
+
+fn geo_clauses(fields: &Fields, geo: GeoFilter) -> Vec<Box<dyn Query>> {
+    let mut clauses = vec![bool_is(fields.has_geo, true)];
+    if let GeoFilter::Within {
+        lat,
+        lng,
+        radius_km,
+    } = geo
+    {
+        if let Some((lat_min, lat_max, lng_min, lng_max)) = bounding_box(lat, lng, radius_km) {
+            clauses.push(f64_range(fields.geo_lat, lat_min, lat_max));
+            clauses.push(f64_range(fields.geo_lng, lng_min, lng_max));
+        }
+        clauses.push(super::geo::within(lat, lng, radius_km));
+    }
+    clauses
+}
+
+/// The query of `GET /events` (events.md §2).
+pub fn events(fields: &Fields, f: &EventFilter) -> Box<dyn Query> {
+    let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![
+        (Occur::Must, text(fields.kind, Kind::Event.name())),
+        (Occur::Must, text(fields.language, f.language.code())),
+        (Occur::Must, visibility_clause(fields, &f.visibility)),
+        (Occur::MustNot, bool_is(fields.hide_from_listings, true)),
+    ];
+    let d = &f.dates;
+    let mut range = |field: Field, lower: Bound<i64>, upper: Bound<i64>| {
+        clauses.push((Occur::Must, i64_range(field, lower, upper)));
+    };
+    if let Some(v) = d.start_min {
+        range(fields.start_local, Bound::Included(v), Bound::Unbounded);
+    }
+    if let Some(v) = d.end_max {
+        range(fields.end_local, Bound::Unbounded, Bound::Included(v));
+    }
+    if let Some(v) = d.starts_before {
+        range(fields.start_local, Bound::Unbounded, Bound::Excluded(v));
+    }
+    if let Some(v) = d.starts_after {
+        range(fields.start_local, Bound::Excluded(v), Bound::Unbounded);
+    }
+    if let Some(v) = d.ends_before {
+        range(fields.end_local, Bound::Unbounded, Bound::Excluded(v));
+    }
+    if let Some(v) = d.ends_after {
+        range(fields.end_local, Bound::Excluded(v), Bound::Unbounded);
+    }
+    for (field, ids) in [
+        (fields.categories, &f.categories),
+        (fields.tags, &f.tags),
+        (fields.venue, &f.venues),
+        (fields.organizers, &f.organizers),
+        (fields.id, &f.include),
+    ] {
+        if let Some(ids) = ids {
+            clauses.push((Occur::Must, any_u64(field, ids)));
+        }
+    }
+    if let Some(parent) = f.post_parent {
+        clauses.push((
+            Occur::Must,
+            term_query(Term::from_field_u64(fields.post_parent, parent)),
+        ));
+    }
+    if let Some(featured) = f.featured {
+        clauses.push((Occur::Must, bool_is(fields.featured, featured)));
+    }
+    if let Some(ticketed) = f.ticketed {
+        clauses.push((Occur::Must, bool_is(fields.ticketed, ticketed)));
+    }
+    if let Some(geo) = f.geo {
+        clauses.extend(
+            geo_clauses(fields, geo)
+                .into_iter()
+                .map(|q| (Occur::Must, q)),
+        );
+    }
+    if let Some(q) = &f.search {
+        clauses.extend(search_clauses(fields, f.language, q));
+    }
+    Box::new(BooleanQuery::new(clauses))
+}
+
+/// The query of `GET /venues` and `GET /organizers` (venues-organizers.md §4).
+pub fn linked(fields: &Fields, f: &LinkedFilter) -> Box<dyn Query> {
+    let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![
+        (Occur::Must, text(fields.kind, f.kind.name())),
+        (Occur::Must, text(fields.language, f.language.code())),
+        (Occur::Must, visibility_clause(fields, &f.visibility)),
+    ];
+    if let Some(only) = &f.only {
+        clauses.push((Occur::Must, any_u64(fields.id, only)));
+    }
+    if let Some(except) = &f.except {
+        clauses.push((Occur::MustNot, any_u64(fields.id, except)));
+    }
+    if let Some(q) = &f.search {
+        clauses.extend(search_clauses(fields, f.language, q));
+    }
+    Box::new(BooleanQuery::new(clauses))
+}
+
+/// Events of a language whose effective status is `publish`, carrying a term or linking a
+/// venue/organizer: the base of term counts and `has_events`.
+pub fn events_with_statuses(
+    fields: &Fields,
+    language: Option<Language>,
+    statuses: &[Status],
+    now: i64,
+) -> Box<dyn Query> {
+    let mut clauses = vec![
+        text(fields.kind, Kind::Event.name()),
+        any_of(
+            statuses
+                .iter()
+                .map(|s| effective_status(fields, *s, now))
+                .collect(),
+        ),
+    ];
+    if let Some(language) = language {
+        clauses.push(text(fields.language, language.code()));
+    }
+    all_of(clauses)
+}
+
+/// Events starting at or after `now` (UTC) whose effective status is in `statuses`.
+pub fn upcoming_events(fields: &Fields, statuses: &[Status], now: i64) -> Box<dyn Query> {
+    all_of(vec![
+        events_with_statuses(fields, None, statuses, now),
+        i64_range(fields.start_utc, Bound::Included(now), Bound::Unbounded),
+    ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::schema::IndexSchema;
+    use crate::model::Role;
+
+    fn fields() -> Fields {
+        IndexSchema::load().unwrap().fields
+    }
+
+    fn anonymous() -> Visibility {
+        Visibility {
+            caller: Caller::Anonymous,
+            statuses: vec![Status::Publish],
+            now: 1_000,
+        }
+    }
+
+    fn filter() -> EventFilter {
+        EventFilter {
+            language: Language::En,
+            visibility: anonymous(),
+            dates: DateBounds::default(),
+            search: None,
+            categories: None,
+            tags: None,
+            venues: None,
+            organizers: None,
+            featured: None,
+            ticketed: None,
+            include: None,
+            post_parent: None,
+            geo: None,
+        }
+    }
+
+    fn rendered(q: &dyn Query) -> String {
+        format!("{q:?}")
+    }
+
+    #[test]
+    fn base_clauses_select_kind_language_and_hide_hidden_events() {
+        let q = rendered(events(&fields(), &filter()).as_ref());
+        assert!(q.contains("\"event\""), "{q}");
+        assert!(q.contains("\"en\""), "{q}");
+        assert!(q.contains("MustNot"), "{q}");
+    }
+
+    #[test]
+    fn each_filter_adds_its_clause() {
+        let base = rendered(events(&fields(), &filter()).as_ref());
+        let mut with = filter();
+        with.featured = Some(true);
+        with.categories = Some(vec![7, 8]);
+        with.post_parent = Some(3);
+        with.dates.start_min = Some(10);
+        with.dates.ends_after = Some(20);
+        let q = rendered(events(&fields(), &with).as_ref());
+        assert!(q.len() > base.len());
+        assert!(q.contains("TermSetQuery"), "{q}");
+        assert!(q.contains("RangeQuery"), "{q}");
+    }
+
+    #[test]
+    fn privileged_callers_skip_the_per_record_rule() {
+        let editor = Visibility {
+            caller: Caller::User {
+                id: 4,
+                role: Role::Editor,
+            },
+            statuses: vec![Status::Draft],
+            now: 0,
+        };
+        let author = Visibility {
+            caller: Caller::User {
+                id: 4,
+                role: Role::Author,
+            },
+            ..editor.clone()
+        };
+        let f = fields();
+        let e = rendered(visibility_clause(&f, &editor).as_ref());
+        let a = rendered(visibility_clause(&f, &author).as_ref());
+        assert!(a.len() > e.len(), "authors also need publish-or-own");
+    }
+
+    #[test]
+    fn search_words_are_required_and_exclusions_removed() {
+        let q = SearchQuery::parse("jazz -rock \"blue note\"", Language::En);
+        let clauses = search_clauses(&fields(), Language::En, &q);
+        let musts = clauses.iter().filter(|(o, _)| *o == Occur::Must).count();
+        let nots = clauses.iter().filter(|(o, _)| *o == Occur::MustNot).count();
+        assert_eq!(
+            (musts, nots),
+            (4, 1),
+            "jazz, blue, note and the phrase; -rock"
+        );
+        let short = SearchQuery::parse("work", Language::En);
+        let c = rendered(
+            search_clauses(&fields(), Language::En, &short)[0]
+                .1
+                .as_ref(),
+        );
+        assert!(
+            !c.contains("Fuzzy"),
+            "no typo tolerance under 5 characters: {c}"
+        );
+        let long = SearchQuery::parse("concert", Language::En);
+        let c = rendered(search_clauses(&fields(), Language::En, &long)[0].1.as_ref());
+        assert!(c.contains("Fuzzy"), "{c}");
+    }
+
+    #[test]
+    fn geo_uses_a_bounding_box_and_an_exact_check() {
+        let mut with = filter();
+        with.geo = Some(GeoFilter::Within {
+            lat: 41.15,
+            lng: -8.61,
+            radius_km: 10.0,
+        });
+        let q = rendered(events(&fields(), &with).as_ref());
+        assert!(q.matches("RangeQuery").count() >= 2, "{q}");
+        assert!(bounding_box(89.99, 0.0, 50.0).is_none());
+        assert!((haversine_km(41.15, -8.61, 38.72, -9.14) - 274.0).abs() < 5.0);
+    }
+}

@@ -1,0 +1,222 @@
+//! The index schema, read from `index_schema/schema.toml` (embedded at build time) and turned
+//! into a tantivy schema plus typed handles for the fields the code uses.
+
+use crate::model::Language;
+use serde::Deserialize;
+use tantivy::schema::{
+    Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions, STRING,
+};
+
+/// The schema file, versioned with the code.
+pub const SCHEMA_FILE: &str = include_str!("../../index_schema/schema.toml");
+
+#[derive(Debug, Deserialize)]
+struct SchemaFile {
+    version: u32,
+    field: Vec<FieldSpec>,
+}
+
+#[derive(Debug, Deserialize)]
+struct FieldSpec {
+    name: String,
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    indexed: bool,
+    #[serde(default)]
+    fast: bool,
+    #[serde(default)]
+    stored: bool,
+    tokenizer: Option<String>,
+}
+
+/// Handles of every field, by role.
+#[derive(Debug, Clone)]
+pub struct Fields {
+    pub kind: Field,
+    pub id: Field,
+    pub language: Field,
+    pub status: Field,
+    pub author: Field,
+    pub date_utc: Field,
+    pub start_local: Field,
+    pub end_local: Field,
+    pub start_utc: Field,
+    pub categories: Field,
+    pub tags: Field,
+    pub venue: Field,
+    pub organizers: Field,
+    pub featured: Field,
+    pub sticky: Field,
+    pub hide_from_listings: Field,
+    pub ticketed: Field,
+    pub protected: Field,
+    pub post_parent: Field,
+    pub has_geo: Field,
+    pub geo_lat: Field,
+    pub geo_lng: Field,
+    /// Stemmed title and body, indexed by [`Language::ALL`] order.
+    title_stem: [Field; 3],
+    body_stem: [Field; 3],
+    pub title_fold: Field,
+    pub body_fold: Field,
+}
+
+fn language_index(language: Language) -> usize {
+    Language::ALL
+        .iter()
+        .position(|l| *l == language)
+        .expect("every language is in ALL")
+}
+
+impl Fields {
+    pub fn title_stem(&self, language: Language) -> Field {
+        self.title_stem[language_index(language)]
+    }
+
+    pub fn body_stem(&self, language: Language) -> Field {
+        self.body_stem[language_index(language)]
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SchemaError {
+    #[error("index schema file: {0}")]
+    Parse(#[from] toml::de::Error),
+    #[error("index schema file: field {0}: {1}")]
+    Field(String, &'static str),
+}
+
+/// The parsed schema: its version, the tantivy schema and the field handles.
+pub struct IndexSchema {
+    pub version: u32,
+    pub schema: Schema,
+    pub fields: Fields,
+}
+
+impl IndexSchema {
+    pub fn load() -> Result<IndexSchema, SchemaError> {
+        Self::parse(SCHEMA_FILE)
+    }
+
+    fn parse(text: &str) -> Result<IndexSchema, SchemaError> {
+        let file: SchemaFile = toml::from_str(text)?;
+        let mut builder = Schema::builder();
+        for spec in &file.field {
+            let bad = |why| SchemaError::Field(spec.name.clone(), why);
+            match spec.kind.as_str() {
+                "text" => {
+                    let tokenizer = spec
+                        .tokenizer
+                        .as_deref()
+                        .ok_or_else(|| bad("needs a tokenizer"))?;
+                    let indexing = TextFieldIndexing::default()
+                        .set_tokenizer(tokenizer)
+                        .set_index_option(IndexRecordOption::WithFreqsAndPositions);
+                    let mut options = TextOptions::default().set_indexing_options(indexing);
+                    if spec.stored {
+                        options = options.set_stored();
+                    }
+                    builder.add_text_field(&spec.name, options);
+                }
+                "string" => {
+                    let mut options = STRING;
+                    if spec.stored {
+                        options = options | tantivy::schema::STORED;
+                    }
+                    builder.add_text_field(&spec.name, options);
+                }
+                "u64" | "i64" | "f64" | "bool" => {
+                    let mut options = NumericOptions::default();
+                    if spec.indexed {
+                        options = options.set_indexed();
+                    }
+                    if spec.fast {
+                        options = options.set_fast();
+                    }
+                    if spec.stored {
+                        options = options.set_stored();
+                    }
+                    match spec.kind.as_str() {
+                        "u64" => builder.add_u64_field(&spec.name, options),
+                        "i64" => builder.add_i64_field(&spec.name, options),
+                        "f64" => builder.add_f64_field(&spec.name, options),
+                        _ => builder.add_bool_field(&spec.name, options),
+                    };
+                }
+                _ => return Err(bad("unknown type")),
+            }
+        }
+        let schema = builder.build();
+        let get = |name: &str| {
+            schema
+                .get_field(name)
+                .map_err(|_| SchemaError::Field(name.to_string(), "missing from the schema file"))
+        };
+        let per_language = |prefix: &str| -> Result<[Field; 3], SchemaError> {
+            Ok([
+                get(&format!("{prefix}_en"))?,
+                get(&format!("{prefix}_pt-br"))?,
+                get(&format!("{prefix}_es"))?,
+            ])
+        };
+        let fields = Fields {
+            kind: get("kind")?,
+            id: get("id")?,
+            language: get("language")?,
+            status: get("status")?,
+            author: get("author")?,
+            date_utc: get("date_utc")?,
+            start_local: get("start_local")?,
+            end_local: get("end_local")?,
+            start_utc: get("start_utc")?,
+            categories: get("categories")?,
+            tags: get("tags")?,
+            venue: get("venue")?,
+            organizers: get("organizers")?,
+            featured: get("featured")?,
+            sticky: get("sticky")?,
+            hide_from_listings: get("hide_from_listings")?,
+            ticketed: get("ticketed")?,
+            protected: get("protected")?,
+            post_parent: get("post_parent")?,
+            has_geo: get("has_geo")?,
+            geo_lat: get("geo_lat")?,
+            geo_lng: get("geo_lng")?,
+            title_stem: per_language("title_stem")?,
+            body_stem: per_language("body_stem")?,
+            title_fold: get("title_fold")?,
+            body_fold: get("body_fold")?,
+        };
+        Ok(IndexSchema {
+            version: file.version,
+            schema,
+            fields,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_schema_file_defines_every_field_the_code_uses() {
+        let parsed = IndexSchema::load().unwrap();
+        assert!(parsed.version >= 1);
+        assert_eq!(
+            parsed
+                .schema
+                .get_field_name(parsed.fields.title_stem(Language::PtBr)),
+            "title_stem_pt-br"
+        );
+    }
+
+    #[test]
+    fn bad_files_are_refused() {
+        assert!(
+            IndexSchema::parse("version = 1\n[[field]]\nname = \"x\"\ntype = \"blob\"").is_err()
+        );
+        assert!(IndexSchema::parse("version = 1\nfield = []").is_err());
+    }
+}
