@@ -2,7 +2,8 @@
 
 use crate::config::{parse_listen, parse_public_url};
 use crate::datadir::{DataDir, DataDirError};
-use crate::model::Role;
+use crate::index::SearchIndex;
+use crate::model::{Kind, Role};
 use crate::server::{self, Exit, ServeOptions};
 use crate::service::users::{self, UserError};
 use crate::store::Store;
@@ -42,6 +43,11 @@ enum Command {
         /// Absolute base URL used in links (default: http:// + the bound address).
         #[arg(long, env = "ALMANAC_PUBLIC_URL", value_parser = parse_public_url)]
         public_url: Option<String>,
+    },
+    /// Rebuild the search index from the store (refused while a server holds the directory).
+    Reindex {
+        #[command(flatten)]
+        data_dir: DataDirArg,
     },
     /// Manage users.
     User {
@@ -169,6 +175,7 @@ fn run(command: Command) -> Result<(), Exit> {
             public_url,
         }),
         Command::User { command } => run_user(command),
+        Command::Reindex { data_dir } => reindex(&data_dir.data_dir),
     }
 }
 
@@ -238,6 +245,39 @@ impl PasswordSource {
             None => Ok((crate::auth::password::generate(), true)),
         }
     }
+}
+
+/// `almanac reindex` (common.md §8.8): a fresh index built beside the old one, then swapped in.
+fn reindex(root: &std::path::Path) -> Result<(), Exit> {
+    let (dir, store) = open_store(root, false)?;
+    let total = store
+        .read()
+        .and_then(|rx| {
+            let mut n = 0;
+            for kind in [Kind::Event, Kind::Venue, Kind::Organizer] {
+                n += rx.count(kind)?;
+            }
+            Ok(n)
+        })
+        .map_err(|e| Exit::new(1, e))?;
+    let bar = indicatif::ProgressBar::new(total);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{bar:40} {pos}/{len} records ({per_sec}, {eta} left)",
+        )
+        .expect("a valid progress template"),
+    );
+    let summary = SearchIndex::rebuild(&dir.index_path(), &store, |done| bar.set_position(done))
+        .map_err(|e| Exit::new(1, e))?;
+    bar.finish_and_clear();
+    // Everything in the outbox is in the new index.
+    let head = store.outbox_head().map_err(|e| Exit::new(1, e))?;
+    store.prune_outbox(head).map_err(|e| Exit::new(1, e))?;
+    println!(
+        "reindexed {} events, {} venues, {} organizers",
+        summary.events, summary.venues, summary.organizers
+    );
+    Ok(())
 }
 
 fn open_store(root: &std::path::Path, create: bool) -> Result<(DataDir, Store), Exit> {

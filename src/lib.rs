@@ -10,6 +10,7 @@ pub mod auth;
 pub mod cli;
 pub mod config;
 pub mod datadir;
+pub mod generate;
 pub mod http;
 pub mod index;
 pub mod model;

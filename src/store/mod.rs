@@ -6,7 +6,7 @@ pub mod codec;
 
 use crate::model::post::Image;
 use crate::model::{Kind, Language, Role, Sequence, User};
-use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
+use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::path::Path;
@@ -488,6 +488,11 @@ impl Reads for ReadTx {
 }
 
 impl ReadTx {
+    /// How many records of a kind the store holds.
+    pub fn count(&self, kind: Kind) -> StoreResult<u64> {
+        Ok(self.txn.open_table(records_table(kind))?.len()?)
+    }
+
     /// Visits every record of a kind in ID order without holding them all in memory.
     pub fn for_each<T: DeserializeOwned, E: From<StoreError>>(
         &self,
