@@ -214,6 +214,9 @@ struct Known {
     maybe_retitles: Vec<(u64, String, String)>,
     maybe_trash: Vec<u64>,
     acked_writes: usize,
+    /// In-flight writes found applied / not applied after the restarts.
+    inflight_applied: usize,
+    inflight_dropped: usize,
 }
 
 fn event_title(w: &str) -> String {
@@ -488,9 +491,11 @@ fn verify_after_restart(srv: &Server, known: &mut Known, cycle: usize) {
             Probe::Live(v) if v["title"] == event_title(&to) => {
                 known.events.get_mut(&eid).unwrap().word = to;
                 known.dead_words.insert(from);
+                known.inflight_applied += 1;
             }
             Probe::Live(v) if v["title"] == event_title(&from) => {
                 known.dead_words.insert(to);
+                known.inflight_dropped += 1;
             }
             p => failures.push(format!(
                 "event {eid} with an in-flight retitle {from} → {to}: GET by ID shows {p:?}"
@@ -499,8 +504,11 @@ fn verify_after_restart(srv: &Server, known: &mut Known, cycle: usize) {
     }
     for eid in std::mem::take(&mut known.maybe_trash) {
         match probe(srv, eid) {
-            Probe::Live(_) => {}
-            Probe::Trashed => known.events.get_mut(&eid).unwrap().trashed = true,
+            Probe::Live(_) => known.inflight_dropped += 1,
+            Probe::Trashed => {
+                known.events.get_mut(&eid).unwrap().trashed = true;
+                known.inflight_applied += 1;
+            }
             p => failures.push(format!(
                 "event {eid} with an in-flight trash: GET by ID shows {p:?}"
             )),
@@ -582,7 +590,10 @@ fn verify_after_restart(srv: &Server, known: &mut Known, cycle: usize) {
         }
     }
     for w in maybe_events.iter().chain(&maybe_venues) {
-        if !found_words.contains(w) {
+        if found_words.contains(w) {
+            known.inflight_applied += 1;
+        } else {
+            known.inflight_dropped += 1;
             known.dead_words.insert(w.clone());
         }
     }
@@ -739,7 +750,12 @@ fn acknowledged_writes_survive_sigkill() {
 
         srv = start(&dir, &format!("restart #{cycle} after SIGKILL"));
         verify_after_restart(&srv, &mut known, cycle);
-        eprintln!("cycle {cycle} verified at {:?}", t0.elapsed());
+        eprintln!(
+            "cycle {cycle} verified at {:?}; in-flight writes so far: {} applied, {} not applied",
+            t0.elapsed(),
+            known.inflight_applied,
+            known.inflight_dropped
+        );
     }
     assert!(
         known.events.values().any(|e| !e.trashed),
