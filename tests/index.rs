@@ -1376,3 +1376,55 @@ fn search_sees_renamed_organizers() {
     );
     stop(&mut srv);
 }
+
+// =============================================================================================
+// 6. the administrators' online rebuild (extension)
+// =============================================================================================
+
+#[test]
+fn administrators_rebuild_the_index_while_serving() {
+    let (_t, dir) = fresh_dir();
+    let srv = start(&dir, "first start");
+    let counts = build_calendar(&srv);
+    let before = snapshot(&srv);
+    let route = format!("{NS}/index/rebuild");
+
+    let anonymous = srv.req("POST", &route).send();
+    assert_eq!(anonymous.status, 401, "{}", anonymous.describe());
+    assert_eq!(anonymous.json()["code"], "rest_forbidden");
+    let editor = srv.req("POST", &route).user(&EDITOR).send();
+    assert_eq!(editor.status, 403, "{}", editor.describe());
+    assert_eq!(editor.json()["code"], "rest_forbidden");
+
+    let r = srv.req("POST", &route).user(&ADMIN).send();
+    assert_eq!(r.status, 200, "{}", r.describe());
+    assert_eq!(
+        r.json(),
+        json!({"events": counts.events, "venues": counts.venues, "organizers": counts.organizers})
+    );
+    assert_same_snapshots(&before, &snapshot(&srv), "after an online rebuild");
+
+    // Writes after the swap are searchable, and survive a restart.
+    let e = post(
+        &srv,
+        &format!("{NS}/events"),
+        json!({"title": "Zqrebuiltword evening", "start_date": "2027-05-01 10:00:00", "end_date": "2027-05-01 11:00:00"}),
+    );
+    let found = srv
+        .req(
+            "GET",
+            &format!("{NS}/events?search=zqrebuiltword&start_date=2027-01-01"),
+        )
+        .send()
+        .json();
+    assert_eq!(list_ids(&found, "events"), vec![id(&e)]);
+
+    // Not part of the plugin's catalogue: absent from the namespace index, present in /doc.
+    let index = srv.req("GET", NS).send().json();
+    assert!(index["routes"].get(format!("{NS}/index/rebuild")).is_none());
+    let doc = srv.req("GET", &format!("{NS}/doc")).send().json();
+    assert_eq!(
+        doc["paths"]["/index/rebuild"]["post"]["operationId"],
+        "rebuildIndex"
+    );
+}

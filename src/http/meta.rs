@@ -11,6 +11,53 @@ use serde_json::{json, Map, Value};
 use warp::http::header::HeaderName;
 
 pub fn routes() -> Vec<Route> {
+    let mut routes = catalogue_routes();
+    routes.push(Route {
+        segments: &[
+            crate::http::routes::Seg::Lit("index"),
+            crate::http::routes::Seg::Lit("rebuild"),
+        ],
+        endpoints: vec![Endpoint {
+            group: Group::Create,
+            operation_id: "rebuildIndex".into(),
+            summary: "(extension) Rebuilds the search index from the store while serving, \
+                      then swaps it in. Administrators only."
+                .into(),
+            class: OperationClass::Admin,
+            response: ResponseSchema::Component("IndexSummary".into()),
+            params: vec![],
+            handler: rebuild_index,
+            checks_references: false,
+            permission: Permission::Administrator,
+        }],
+    });
+    routes
+}
+
+/// `POST /index/rebuild` (extension): the index rebuilt online, with the counts indexed.
+fn rebuild_index(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
+    if !matches!(
+        ctx.caller,
+        crate::auth::Caller::User {
+            role: crate::model::Role::Administrator,
+            ..
+        }
+    ) {
+        return Err(ApiError::forbidden(ctx.caller));
+    }
+    let summary = state.index.rebuild_live(&state.store).map_err(|e| {
+        tracing::error!(error = %e, "online index rebuild failed");
+        ApiError::internal()
+    })?;
+    Ok(ApiResponse::ok(json!({
+        "events": summary.events,
+        "venues": summary.venues,
+        "organizers": summary.organizers,
+    })))
+}
+
+/// The routes of common.md §1.2 served by this module: the namespace root and `/doc`.
+fn catalogue_routes() -> Vec<Route> {
     vec![
         Route {
             segments: &[],
@@ -52,7 +99,7 @@ fn namespace_index(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiEr
         return Err(ApiError::invalid_namespace());
     }
     let mut routes = Map::new();
-    for route in &state.routes.routes {
+    for route in state.routes.routes.iter().filter(|r| r.in_catalogue()) {
         routes.insert(route.index_key(), route_entry(route, &ctx.links));
     }
     Ok(ApiResponse::ok(json!({
@@ -109,7 +156,7 @@ pub fn rest_root_entry(links: &Links) -> Value {
 pub fn rest_root(state: &AppState, links: &Links) -> ApiResponse {
     let mut routes = Map::new();
     routes.insert("/".into(), rest_root_entry(links));
-    for route in &state.routes.routes {
+    for route in state.routes.routes.iter().filter(|r| r.in_catalogue()) {
         routes.insert(route.index_key(), route_entry(route, links));
     }
     ApiResponse::ok(json!({

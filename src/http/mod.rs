@@ -360,6 +360,13 @@ fn permitted_methods(
                 None => caller.has(crate::auth::Capability::DeletePosts),
             },
             routes::Permission::ManageTerms(kind) => caller.may_manage_terms(kind),
+            routes::Permission::Administrator => matches!(
+                caller,
+                Caller::User {
+                    role: crate::model::Role::Administrator,
+                    ..
+                }
+            ),
         })
         .flat_map(|e| e.group.methods().iter().cloned())
         .collect()

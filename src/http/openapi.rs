@@ -515,6 +515,10 @@ fn resource_schemas() -> Value {
         "post_parent",
     ];
     json!({
+        "IndexSummary": object(
+            json!({"events": {"type": "integer"}, "venues": {"type": "integer"}, "organizers": {"type": "integer"}}),
+            &["events", "venues", "organizers"],
+        ),
         "DateDetails": details,
         "CostDetails": object(
             json!({"currency_symbol": s, "currency_code": s, "currency_position": {"type": "string", "enum": ["prefix", "postfix", ""]}, "values": {"type": "array", "items": s}}),

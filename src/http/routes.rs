@@ -52,6 +52,8 @@ pub enum OperationClass {
     Update,
     DeletePost,
     DeleteTerm,
+    /// Administrators' maintenance (extension).
+    Admin,
 }
 
 impl OperationClass {
@@ -63,6 +65,7 @@ impl OperationClass {
             OperationClass::Update => &[200, 400, 401, 403, 404, 409, 413, 414, 415, 500],
             OperationClass::DeletePost => &[200, 400, 401, 403, 404, 410, 413, 414, 415, 500],
             OperationClass::DeleteTerm => &[200, 400, 401, 403, 404, 413, 414, 415, 500],
+            OperationClass::Admin => &[200, 400, 401, 403, 404, 413, 414, 415, 500],
         }
     }
 }
@@ -85,6 +88,8 @@ pub enum Permission {
     EditPost(Kind),
     DeletePost(Kind),
     ManageTerms(Kind),
+    /// Administrators only (almanac's own maintenance routes).
+    Administrator,
 }
 
 /// A synchronous handler: it runs on the blocking pool, so it may use the store and index.
@@ -128,6 +133,15 @@ impl Route {
         self.endpoints
             .iter()
             .find(|e| e.group.methods().contains(method))
+    }
+
+    /// Routes of the plugin's catalogue (common.md §1.2) are listed in the namespace index;
+    /// almanac's administrators-only extensions are documented in `/doc` only.
+    pub fn in_catalogue(&self) -> bool {
+        !self
+            .endpoints
+            .iter()
+            .all(|e| e.permission == Permission::Administrator)
     }
 
     pub fn has_placeholders(&self) -> bool {

@@ -135,6 +135,8 @@ fn apply_pending(
         return Ok(None);
     };
     index.apply(store, &entries)?;
-    store.prune_outbox(last)?;
+    if index.may_prune_outbox() {
+        store.prune_outbox(last)?;
+    }
     Ok(Some(last))
 }

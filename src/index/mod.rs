@@ -16,7 +16,8 @@ use schema::{Fields, IndexSchema};
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
 use tantivy::collector::{Collector, Count, SegmentCollector, TopDocs};
 use tantivy::query::Query;
 use tantivy::{DocId, Index, IndexReader, IndexWriter, ReloadPolicy, Score, SegmentReader, Term};
@@ -54,10 +55,46 @@ pub struct BuildSummary {
 }
 
 pub struct SearchIndex {
-    reader: IndexReader,
-    writer: Mutex<IndexWriter>,
+    dir: PathBuf,
+    /// The index being served; an online rebuild replaces it whole.
+    live: RwLock<Arc<Live>>,
+    /// Serialises applying the outbox and swapping in a rebuilt index.
+    apply_lock: Mutex<()>,
+    /// Set while an online rebuild runs: the outbox is then kept, since the new index must
+    /// replay what the old one applied meanwhile.
+    rebuilding: AtomicBool,
     pub fields: Fields,
     schema_version: u32,
+}
+
+/// One open tantivy index: its reader and its single writer.
+struct Live {
+    reader: IndexReader,
+    writer: Mutex<IndexWriter>,
+}
+
+impl Live {
+    fn open(dir: &Path, parsed: &IndexSchema) -> IndexResult<Live> {
+        let index = open_in(dir, parsed)?;
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()?;
+        let writer = index.writer(WRITER_MEMORY)?;
+        Ok(Live {
+            reader,
+            writer: Mutex::new(writer),
+        })
+    }
+
+    fn applied_seq(&self) -> u64 {
+        let metas = self.reader.searcher().index().load_metas().ok();
+        metas
+            .and_then(|m| m.payload)
+            .and_then(|p| serde_json::from_str::<CommitPayload>(&p).ok())
+            .map(|p| p.seq)
+            .unwrap_or(0)
+    }
 }
 
 /// The order of an event list (events.md §2.5).
@@ -86,20 +123,6 @@ fn open_in(dir: &Path, parsed: &IndexSchema) -> IndexResult<Index> {
 }
 
 impl SearchIndex {
-    fn from_index(index: Index, parsed: IndexSchema) -> IndexResult<SearchIndex> {
-        let reader = index
-            .reader_builder()
-            .reload_policy(ReloadPolicy::Manual)
-            .try_into()?;
-        let writer = index.writer(WRITER_MEMORY)?;
-        Ok(SearchIndex {
-            reader,
-            writer: Mutex::new(writer),
-            fields: parsed.fields,
-            schema_version: parsed.version,
-        })
-    }
-
     /// Opens the index in `dir` and brings it up to date with the store: rebuilt from scratch
     /// when missing, unreadable or of another schema version, else caught up from the outbox.
     pub fn open(dir: &Path, store: &Store) -> IndexResult<SearchIndex> {
@@ -112,25 +135,41 @@ impl SearchIndex {
             tracing::info!(dir = %dir.display(), "building the search index from the store");
             Self::rebuild(dir, store, |_| {})?;
         }
-        let index = match open_in(dir, &parsed) {
-            Ok(index) => index,
+        let live = match Live::open(dir, &parsed) {
+            Ok(live) => live,
             Err(e) => {
                 tracing::warn!(error = %e, "search index unreadable; rebuilding it");
                 Self::rebuild(dir, store, |_| {})?;
-                open_in(dir, &parsed)?
+                Live::open(dir, &parsed)?
             }
         };
-        let search = Self::from_index(index, parsed)?;
-        let applied = search.applied_seq();
-        let pending = store.outbox_after(applied)?;
-        if !pending.is_empty() {
+        let search = SearchIndex {
+            dir: dir.to_path_buf(),
+            live: RwLock::new(Arc::new(live)),
+            apply_lock: Mutex::new(()),
+            rebuilding: AtomicBool::new(false),
+            fields: parsed.fields,
+            schema_version: parsed.version,
+        };
+        let pending = store.outbox_after(search.applied_seq())?;
+        if let Some(last) = pending.last().map(|e| e.seq) {
             tracing::info!(
                 entries = pending.len(),
                 "catching the search index up with the store"
             );
             search.apply(store, &pending)?;
+            store.prune_outbox(last)?;
         }
         Ok(search)
+    }
+
+    fn live(&self) -> Arc<Live> {
+        self.live.read().expect("live index lock").clone()
+    }
+
+    /// Whether applied outbox entries may be dropped (not during an online rebuild).
+    pub fn may_prune_outbox(&self) -> bool {
+        !self.rebuilding.load(Ordering::SeqCst)
     }
 
     /// The commit payload of the index in `dir`, if it has a readable one.
@@ -142,12 +181,7 @@ impl SearchIndex {
 
     /// The outbox sequence number the index has applied.
     pub fn applied_seq(&self) -> u64 {
-        let metas = self.reader.searcher().index().load_metas().ok();
-        metas
-            .and_then(|m| m.payload)
-            .and_then(|p| serde_json::from_str::<CommitPayload>(&p).ok())
-            .map(|p| p.seq)
-            .unwrap_or(0)
+        self.live().applied_seq()
     }
 
     /// Builds a fresh index of every record into a sibling directory and swaps it in place of
@@ -156,14 +190,26 @@ impl SearchIndex {
     pub fn rebuild(
         dir: &Path,
         store: &Store,
-        mut progress: impl FnMut(u64),
+        progress: impl FnMut(u64),
     ) -> IndexResult<BuildSummary> {
-        let parsed = IndexSchema::load()?;
         let building = sibling(dir, "building");
+        let (summary, _) = Self::build_into(&building, store, progress)?;
+        swap_in(&building, dir)?;
+        Ok(summary)
+    }
+
+    /// Indexes every record of a store snapshot into `building` (emptied first); returns the
+    /// counts and the outbox sequence number the snapshot includes.
+    fn build_into(
+        building: &Path,
+        store: &Store,
+        mut progress: impl FnMut(u64),
+    ) -> IndexResult<(BuildSummary, u64)> {
+        let parsed = IndexSchema::load()?;
         if building.exists() {
-            std::fs::remove_dir_all(&building)?;
+            std::fs::remove_dir_all(building)?;
         }
-        let index = open_in(&building, &parsed)?;
+        let index = open_in(building, &parsed)?;
         let mut writer: IndexWriter = index.writer(WRITER_MEMORY)?;
         // Everything up to the current head is in the snapshot read below.
         let head = store.outbox_head()?;
@@ -202,18 +248,35 @@ impl SearchIndex {
         );
         prepared.commit()?;
         writer.wait_merging_threads()?;
-        drop(index);
-        let old = sibling(dir, "old");
-        if old.exists() {
-            std::fs::remove_dir_all(&old)?;
+        Ok((summary, head))
+    }
+
+    /// Rebuilds the index from the store while the server keeps serving from the current one
+    /// (the administrators' reindex route): the new index is built from a snapshot, then,
+    /// with writes to the index paused, catches up with what was written meanwhile and
+    /// replaces the current one.
+    pub fn rebuild_live(&self, store: &Store) -> IndexResult<BuildSummary> {
+        self.rebuilding.store(true, Ordering::SeqCst);
+        let result = self.rebuild_live_inner(store);
+        self.rebuilding.store(false, Ordering::SeqCst);
+        result
+    }
+
+    fn rebuild_live_inner(&self, store: &Store) -> IndexResult<BuildSummary> {
+        let building = sibling(&self.dir, "building");
+        let (summary, head) = Self::build_into(&building, store, |_| {})?;
+        let _paused = self.apply_lock.lock().expect("index apply lock");
+        let parsed = IndexSchema::load()?;
+        {
+            let fresh = Live::open(&building, &parsed)?;
+            let pending = store.outbox_after(head)?;
+            self.apply_to(&fresh, store, &pending)?;
         }
-        if dir.exists() {
-            std::fs::rename(dir, &old)?;
-        }
-        std::fs::rename(&building, dir)?;
-        if old.exists() {
-            std::fs::remove_dir_all(&old)?;
-        }
+        let old = self.live();
+        swap_in(&building, &self.dir)?;
+        let fresh = Arc::new(Live::open(&self.dir, &parsed)?);
+        *self.live.write().expect("live index lock") = fresh;
+        drop(old);
         Ok(summary)
     }
 
@@ -222,6 +285,11 @@ impl SearchIndex {
     /// refreshes the events that link it, whose documents carry its name and coordinates.
     /// Commits once, recording the last sequence number.
     pub fn apply(&self, store: &Store, entries: &[OutboxEntry]) -> IndexResult<()> {
+        let _serialised = self.apply_lock.lock().expect("index apply lock");
+        self.apply_to(&self.live(), store, entries)
+    }
+
+    fn apply_to(&self, live: &Live, store: &Store, entries: &[OutboxEntry]) -> IndexResult<()> {
         let Some(last) = entries.last().map(|e| e.seq) else {
             return Ok(());
         };
@@ -238,13 +306,13 @@ impl SearchIndex {
             .map(|(_, id)| *id)
             .collect();
         if !linked.is_empty() {
-            for event in self.events_linking(&linked)? {
+            for event in self.events_linking(live, &linked)? {
                 if !touched.contains(&(Kind::Event, event)) {
                     touched.push((Kind::Event, event));
                 }
             }
         }
-        let mut writer = self.writer.lock().expect("index writer lock");
+        let mut writer = live.writer.lock().expect("index writer lock");
         let f = &self.fields;
         for (kind, id) in &touched {
             writer.delete_term(Term::from_field_u64(f.id, *id));
@@ -275,12 +343,12 @@ impl SearchIndex {
         );
         prepared.commit()?;
         drop(writer);
-        self.reader.reload()?;
+        live.reader.reload()?;
         Ok(())
     }
 
     /// Events whose venue or organizers include any of `ids`.
-    fn events_linking(&self, ids: &[u64]) -> IndexResult<Vec<u64>> {
+    fn events_linking(&self, live: &Live, ids: &[u64]) -> IndexResult<Vec<u64>> {
         let f = &self.fields;
         let terms = ids.iter().flat_map(|id| {
             [
@@ -289,7 +357,11 @@ impl SearchIndex {
             ]
         });
         let query = tantivy::query::TermSetQuery::new(terms);
-        Ok(self.collect_values(&query, "id")?.into_iter().collect())
+        let counts = live
+            .reader
+            .searcher()
+            .search(&query, &ValueCounter { field: "id" })?;
+        Ok(counts.into_keys().collect())
     }
 
     /// Events carrying a term or linking a venue/organizer (any status, any language): the
@@ -348,7 +420,7 @@ impl SearchIndex {
         offset: usize,
         limit: usize,
     ) -> IndexResult<Hits> {
-        let searcher = self.reader.searcher();
+        let searcher = self.live().reader.searcher();
         let sign: i64 = if ascending { -1 } else { 1 };
         let top = TopDocs::with_limit(limit.max(1))
             .and_offset(offset)
@@ -386,7 +458,7 @@ impl SearchIndex {
         query: &dyn Query,
         field: &'static str,
     ) -> IndexResult<HashSet<u64>> {
-        let searcher = self.reader.searcher();
+        let searcher = self.live().reader.searcher();
         let counts = searcher.search(query, &ValueCounter { field })?;
         Ok(counts.into_keys().collect())
     }
@@ -398,6 +470,7 @@ impl SearchIndex {
         field: &'static str,
     ) -> IndexResult<HashMap<u64, u64>> {
         Ok(self
+            .live()
             .reader
             .searcher()
             .search(query, &ValueCounter { field })?)
@@ -423,6 +496,23 @@ impl SearchIndex {
         };
         self.count_values(query.as_ref(), field)
     }
+}
+
+/// Replaces `dir` by `building` with renames, so that a crash leaves the old or the new index,
+/// never a mix (a leftover `.old` or `.building` directory is removed next time).
+fn swap_in(building: &Path, dir: &Path) -> IndexResult<()> {
+    let old = sibling(dir, "old");
+    if old.exists() {
+        std::fs::remove_dir_all(&old)?;
+    }
+    if dir.exists() {
+        std::fs::rename(dir, &old)?;
+    }
+    std::fs::rename(building, dir)?;
+    if old.exists() {
+        std::fs::remove_dir_all(&old)?;
+    }
+    Ok(())
 }
 
 fn sibling(dir: &Path, suffix: &str) -> PathBuf {
