@@ -13,6 +13,14 @@ fn seconds(t: &NaiveDateTime) -> i64 {
     t.and_utc().timestamp()
 }
 
+/// Record IDs below this bound order correctly inside a sort key.
+pub const ID_SPAN: i64 = 1 << 24;
+
+/// A sort key ordering by `t`, then by ID: seconds (years 0001–9999 fit in ±2^38) × 2^24 + ID.
+pub fn sort_key(t: &NaiveDateTime, id: u64) -> i64 {
+    seconds(t) * ID_SPAN + (id as i64 % ID_SPAN)
+}
+
 /// What every post-kind document carries: identity, language, status, dates, title.
 fn base(f: &Fields, kind: Kind, meta: &PostMeta) -> TantivyDocument {
     let mut doc = TantivyDocument::default();
@@ -22,6 +30,7 @@ fn base(f: &Fields, kind: Kind, meta: &PostMeta) -> TantivyDocument {
     doc.add_text(f.status, meta.status.as_str());
     doc.add_u64(f.author, meta.author);
     doc.add_i64(f.date_utc, seconds(&meta.date_utc));
+    doc.add_i64(f.order_date, sort_key(&meta.date_utc, meta.id));
     doc.add_text(f.title_stem(meta.language), &meta.title);
     doc.add_text(f.title_fold, &meta.title);
     doc
@@ -100,6 +109,7 @@ pub fn event(f: &Fields, e: &Event, rx: &impl Reads) -> IndexResult<TantivyDocum
     texts.extend(names.iter().map(String::as_str));
     body(f, &mut doc, &e.post, &texts);
     doc.add_i64(f.start_local, seconds(&e.start_local));
+    doc.add_i64(f.order_start, sort_key(&e.start_local, e.post.id));
     doc.add_i64(f.end_local, seconds(&e.end_local));
     doc.add_i64(f.start_utc, seconds(&e.start_utc));
     for id in &e.categories {

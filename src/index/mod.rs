@@ -20,7 +20,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use tantivy::collector::{Collector, Count, SegmentCollector, TopDocs};
 use tantivy::query::Query;
-use tantivy::{DocId, Index, IndexReader, IndexWriter, ReloadPolicy, Score, SegmentReader, Term};
+use tantivy::{
+    DocId, Index, IndexReader, IndexWriter, Order, ReloadPolicy, Score, SegmentReader, Term,
+};
 
 /// Memory for the index writer's buffers.
 const WRITER_MEMORY: usize = 64 * 1024 * 1024;
@@ -392,8 +394,8 @@ impl SearchIndex {
     ) -> IndexResult<Hits> {
         let query = planner::events(&self.fields, filter);
         let key_field = match order {
-            EventOrder::Start => "start_local",
-            EventOrder::Publication => "date_utc",
+            EventOrder::Start => "order_start",
+            EventOrder::Publication => "order_date",
         };
         // Ascending natural order, expressed as a larger-is-better key.
         self.page(query.as_ref(), key_field, true, relevance, offset, limit)
@@ -408,9 +410,12 @@ impl SearchIndex {
         limit: usize,
     ) -> IndexResult<Hits> {
         let query = planner::linked(&self.fields, filter);
-        self.page(query.as_ref(), "date_utc", false, relevance, offset, limit)
+        self.page(query.as_ref(), "order_date", false, relevance, offset, limit)
     }
 
+    /// One page in the order of a sort-key field (see `docs::sort_key`), ascending or
+    /// descending, optionally by relevance first; the total comes from the same search.
+    /// Without relevance nothing is scored: the top-k collector reads only the sort key.
     fn page(
         &self,
         query: &dyn Query,
@@ -421,33 +426,36 @@ impl SearchIndex {
         limit: usize,
     ) -> IndexResult<Hits> {
         let searcher = self.live().reader.searcher();
+        let limit = limit.max(1);
+        let id_of = |key: i64| key.rem_euclid(docs::ID_SPAN) as u64;
+        if !relevance {
+            let order = if ascending { Order::Asc } else { Order::Desc };
+            let top = TopDocs::with_limit(limit)
+                .and_offset(offset)
+                .order_by_fast_field::<i64>(key_field, order);
+            let (total, hits) = searcher.search(query, &(Count, top))?;
+            return Ok(Hits {
+                ids: hits.into_iter().filter_map(|(k, _)| k.map(id_of)).collect(),
+                total,
+            });
+        }
         let sign: i64 = if ascending { -1 } else { 1 };
-        let top = TopDocs::with_limit(limit.max(1))
-            .and_offset(offset)
-            .tweak_score(move |segment: &SegmentReader| {
+        let top = TopDocs::with_limit(limit).and_offset(offset).tweak_score(
+            move |segment: &SegmentReader| {
                 let keys = segment
                     .fast_fields()
                     .i64(key_field)
                     .ok()
                     .map(|c| c.first_or_default_col(0));
-                let ids = segment
-                    .fast_fields()
-                    .u64("id")
-                    .ok()
-                    .map(|c| c.first_or_default_col(0));
                 move |doc: DocId, score: Score| {
                     let key = keys.as_ref().map(|c| c.get_val(doc)).unwrap_or(0);
-                    let id = ids.as_ref().map(|c| c.get_val(doc)).unwrap_or(0) as i64;
-                    let relevance = if relevance { score } else { 0.0 };
-                    (relevance, sign * key, sign * id, id)
+                    (score, sign * key, key)
                 }
-            });
+            },
+        );
         let (total, hits) = searcher.search(query, &(Count, top))?;
         Ok(Hits {
-            ids: hits
-                .into_iter()
-                .map(|((_, _, _, id), _)| id as u64)
-                .collect(),
+            ids: hits.into_iter().map(|((_, _, key), _)| id_of(key)).collect(),
             total,
         })
     }
