@@ -3361,7 +3361,11 @@ fn map_id(v: &Value, map: &std::collections::HashMap<i64, i64>) -> Value {
 /// `skip`: exchanges that depend on WordPress-only records; `differs`: (index, almanac status)
 /// where the contract deliberately differs.
 fn replay(file: &str, skip: &[usize], differs: &[(usize, u16)]) {
-    let path = format!("/work/shared/spec/captures/{file}");
+    // The contract lives beside the repository (`../shared`), in CI as in development.
+    let path = format!(
+        "{}/../shared/spec/captures/{file}",
+        env!("CARGO_MANIFEST_DIR")
+    );
     let Ok(text) = std::fs::read_to_string(&path) else {
         eprintln!("capture {path} not found; replay skipped");
         return;
