@@ -43,6 +43,9 @@ enum Command {
         /// Absolute base URL used in links (default: http:// + the bound address).
         #[arg(long, env = "ALMANAC_PUBLIC_URL", value_parser = parse_public_url)]
         public_url: Option<String>,
+        /// Load the demo calendar (a few hundred upcoming events) into a store without events.
+        #[arg(long)]
+        demo: bool,
     },
     /// Rebuild the search index from the store (refused while a server holds the directory).
     Reindex {
@@ -169,10 +172,12 @@ fn run(command: Command) -> Result<(), Exit> {
             data_dir,
             listen,
             public_url,
+            demo,
         } => server::serve(ServeOptions {
             data_dir: data_dir.data_dir,
             listen,
             public_url,
+            demo,
         }),
         Command::User { command } => run_user(command),
         Command::Reindex { data_dir } => reindex(&data_dir.data_dir),

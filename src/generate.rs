@@ -11,6 +11,15 @@ use crate::model::{Kind, Language, Status};
 use crate::store::{Store, StoreResult, WriteTx};
 use crate::values::cost::Cost;
 use chrono::{Duration, NaiveDate, NaiveDateTime};
+
+/// The demo calendar of `almanac serve --demo`: a few hundred events over the coming year.
+pub fn demo_shape(today: NaiveDateTime) -> Shape {
+    Shape {
+        from: today.date().and_hms_opt(0, 0, 0).expect("valid time"),
+        days: 365,
+        ..Shape::for_events(400)
+    }
+}
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -153,9 +162,12 @@ const ZONES: &[&str] = &[
     "America/New_York",
 ];
 
-/// Sizes of the supporting records for a calendar of `events` events.
+/// Sizes of the supporting records for a calendar of `events` events, and its time span.
 pub struct Shape {
     pub events: usize,
+    /// Events start between `from` and `from + days`.
+    pub from: NaiveDateTime,
+    pub days: i64,
     pub venues: usize,
     pub organizers: usize,
     pub categories: usize,
@@ -163,9 +175,15 @@ pub struct Shape {
 }
 
 impl Shape {
+    /// A calendar of `events` events over three years from 2026-01-01 (benchmarks).
     pub fn for_events(events: usize) -> Shape {
         Shape {
             events,
+            from: NaiveDate::from_ymd_opt(2026, 1, 1)
+                .expect("valid date")
+                .and_hms_opt(0, 0, 0)
+                .expect("valid time"),
+            days: 3 * 365,
             venues: (events / 50).clamp(5, 5000),
             organizers: (events / 100).clamp(5, 2000),
             categories: 24,
@@ -241,10 +259,7 @@ fn put_slug(tx: &mut WriteTx, kind: Kind, m: &PostMeta) -> StoreResult<()> {
 /// Writes a calendar of the given shape into the store, deterministically for a seed.
 pub fn populate(store: &Store, shape: &Shape, seed: u64) -> StoreResult<()> {
     let mut rng = StdRng::seed_from_u64(seed);
-    let base = NaiveDate::from_ymd_opt(2026, 1, 1)
-        .expect("valid date")
-        .and_hms_opt(0, 0, 0)
-        .expect("valid time");
+    let base = shape.from;
     let mut terms: Vec<(Kind, Language, u64)> = Vec::new();
     let mut venues: Vec<(Language, u64)> = Vec::new();
     let mut organizers: Vec<(Language, u64)> = Vec::new();
@@ -345,7 +360,7 @@ pub fn populate(store: &Store, shape: &Shape, seed: u64) -> StoreResult<()> {
                 let title = sentence(&mut rng, language, title_len);
                 let description_len = rng.gen_range(10..40);
                 let description = sentence(&mut rng, language, description_len);
-                let start = base + Duration::minutes(rng.gen_range(0..(3 * 365 * 24 * 60)));
+                let start = base + Duration::minutes(rng.gen_range(0..(shape.days * 24 * 60)));
                 let end = start + Duration::minutes(rng.gen_range(30..600));
                 let m = meta(id, language, title, description, base);
                 put_slug(tx, Kind::Event, &m)?;

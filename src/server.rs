@@ -25,6 +25,8 @@ pub struct ServeOptions {
     pub data_dir: PathBuf,
     pub listen: SocketAddr,
     pub public_url: Option<String>,
+    /// Load the demo calendar when the store has no events yet.
+    pub demo: bool,
 }
 
 /// A failure with the exit code the contract gives it.
@@ -48,6 +50,9 @@ pub fn serve(options: ServeOptions) -> Result<(), Exit> {
     let store_path = data_dir.store_path().map_err(crate::cli::data_dir_exit)?;
     let store = Store::open(&store_path).map_err(|e| Exit::new(1, e))?;
     let store = Arc::new(store);
+    if options.demo {
+        load_demo(&store)?;
+    }
     // Step 4: the index, rebuilt or caught up before serving.
     let index =
         Arc::new(SearchIndex::open(&data_dir.index_path(), &store).map_err(|e| Exit::new(1, e))?);
@@ -152,6 +157,24 @@ async fn run(
     if tokio::time::timeout(SHUTDOWN_GRACE, server).await.is_err() {
         tracing::warn!("requests still running after the grace period were dropped");
     }
+    Ok(())
+}
+
+/// Fills a store without events with the generated demo calendar (dates from today on). The
+/// index is then built from the store by the start-up that follows.
+fn load_demo(store: &Store) -> Result<(), Exit> {
+    let has_events = store
+        .read()
+        .and_then(|rx| rx.count(crate::model::Kind::Event))
+        .map_err(|e| Exit::new(1, e))?
+        > 0;
+    if has_events {
+        return Ok(());
+    }
+    let today = chrono::Utc::now().naive_utc();
+    crate::generate::populate(store, &crate::generate::demo_shape(today), 2026)
+        .map_err(|e| Exit::new(1, e))?;
+    tracing::info!("demo calendar loaded");
     Ok(())
 }
 

@@ -410,7 +410,14 @@ impl SearchIndex {
         limit: usize,
     ) -> IndexResult<Hits> {
         let query = planner::linked(&self.fields, filter);
-        self.page(query.as_ref(), "order_date", false, relevance, offset, limit)
+        self.page(
+            query.as_ref(),
+            "order_date",
+            false,
+            relevance,
+            offset,
+            limit,
+        )
     }
 
     /// One page in the order of a sort-key field (see `docs::sort_key`), ascending or
@@ -455,7 +462,10 @@ impl SearchIndex {
         );
         let (total, hits) = searcher.search(query, &(Count, top))?;
         Ok(Hits {
-            ids: hits.into_iter().map(|((_, _, key), _)| id_of(key)).collect(),
+            ids: hits
+                .into_iter()
+                .map(|((_, _, key), _)| id_of(key))
+                .collect(),
             total,
         })
     }
