@@ -1,0 +1,38 @@
+//! `almanac serve --demo`: a first run shows a living calendar (data/README.md).
+
+mod common;
+
+use common::*;
+
+#[test]
+fn demo_flag_loads_an_upcoming_calendar_once() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path().join("data");
+    let serve = || {
+        almanac(["serve", "--demo", "--listen", "127.0.0.1:0", "--data-dir"])
+            .arg(dir.to_str().unwrap())
+    };
+    let mut srv = Server::launch(serve(), None)
+        .unwrap_or_else(|f| panic!("serve --demo: {}", f.output.describe()));
+    let events = srv.get(&format!("{NS}/events?per_page=50")).json();
+    let total = events["total"].as_u64().expect("total");
+    assert!(total > 100, "the default window lists the demo's upcoming events: {total}");
+    for language in ["es", "pt-br"] {
+        let v = srv
+            .get(&format!("{NS}/events?translation_language={language}"))
+            .json();
+        assert!(v["total"].as_u64().unwrap() > 0, "{language} events");
+    }
+    let venues = srv.get(&format!("{NS}/venues")).json();
+    assert!(venues["total"].as_u64().unwrap() > 0);
+    let found = srv.get(&format!("{NS}/events?search=festival")).json();
+    assert!(found["total"].as_u64().unwrap() > 0, "demo events are searchable");
+
+    // A second start with --demo adds nothing.
+    srv.signal("TERM");
+    assert_eq!(srv.wait_exit(std::time::Duration::from_secs(15)), Some(0));
+    drop(srv);
+    let srv = Server::launch(serve(), None).expect("second start");
+    let again = srv.get(&format!("{NS}/events?per_page=50")).json();
+    assert_eq!(again["total"].as_u64(), Some(total));
+}
