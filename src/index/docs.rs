@@ -13,11 +13,6 @@ fn seconds(t: &NaiveDateTime) -> i64 {
     t.and_utc().timestamp()
 }
 
-/// Days since 1970-01-01 of a wall clock (the `*_day` fields).
-pub fn day(t: &NaiveDateTime) -> i64 {
-    seconds(t).div_euclid(86_400)
-}
-
 /// Record IDs below this bound order correctly inside a sort key.
 pub const ID_SPAN: i64 = 1 << 24;
 
@@ -116,8 +111,6 @@ pub fn event(f: &Fields, e: &Event, rx: &impl Reads) -> IndexResult<TantivyDocum
     doc.add_i64(f.start_local, seconds(&e.start_local));
     doc.add_i64(f.order_start, sort_key(&e.start_local, e.post.id));
     doc.add_i64(f.end_local, seconds(&e.end_local));
-    doc.add_i64(f.start_day, day(&e.start_local));
-    doc.add_i64(f.end_day, day(&e.end_local));
     doc.add_i64(f.start_utc, seconds(&e.start_utc));
     for id in &e.categories {
         doc.add_u64(f.categories, *id);

@@ -8,8 +8,8 @@ use crate::model::{Kind, Language, Status};
 use crate::values::search::SearchQuery;
 use std::ops::Bound;
 use tantivy::query::{
-    BooleanQuery, BoostQuery, DisjunctionMaxQuery, FuzzyTermQuery, InvertedIndexRangeQuery, Occur,
-    PhrasePrefixQuery, PhraseQuery, Query, RangeQuery, TermQuery, TermSetQuery,
+    BooleanQuery, BoostQuery, DisjunctionMaxQuery, FuzzyTermQuery, Occur, PhrasePrefixQuery,
+    PhraseQuery, Query, RangeQuery, TermQuery, TermSetQuery,
 };
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::Term;
@@ -313,37 +313,6 @@ pub fn events(fields: &Fields, f: &EventFilter) -> Box<dyn Query> {
         (Occur::MustNot, bool_is(fields.hide_from_listings, true)),
     ];
     let d = &f.dates;
-    // The window on whole days first, through the inverted index (a month is ~31 posting
-    // lists), so that the exact checks on the fast fields below only see those events.
-    let day = |secs: i64| secs.div_euclid(86_400);
-    let start_days = (
-        [d.start_min, d.starts_after]
-            .into_iter()
-            .flatten()
-            .max()
-            .map(day),
-        [d.starts_before].into_iter().flatten().min().map(day),
-    );
-    let end_days = (
-        [d.ends_after].into_iter().flatten().max().map(day),
-        [d.end_max, d.ends_before]
-            .into_iter()
-            .flatten()
-            .min()
-            .map(day),
-    );
-    for (field, (low, high)) in [(fields.start_day, start_days), (fields.end_day, end_days)] {
-        if low.is_some() || high.is_some() {
-            let bound = |v: Option<i64>| match v {
-                Some(v) => Bound::Included(Term::from_field_i64(field, v)),
-                None => Bound::Unbounded,
-            };
-            clauses.push((
-                Occur::Must,
-                Box::new(InvertedIndexRangeQuery::new(bound(low), bound(high))),
-            ));
-        }
-    }
     let mut range = |field: Field, lower: Bound<i64>, upper: Bound<i64>| {
         clauses.push((Occur::Must, i64_range(field, lower, upper)));
     };
