@@ -16,7 +16,10 @@ fn demo_flag_loads_an_upcoming_calendar_once() {
         .unwrap_or_else(|f| panic!("serve --demo: {}", f.output.describe()));
     let events = srv.get(&format!("{NS}/events?per_page=50")).json();
     let total = events["total"].as_u64().expect("total");
-    assert!(total > 100, "the default window lists the demo's upcoming events: {total}");
+    assert!(
+        total > 100,
+        "the default window lists the demo's upcoming events: {total}"
+    );
     for language in ["es", "pt-br"] {
         let v = srv
             .get(&format!("{NS}/events?translation_language={language}"))
@@ -26,7 +29,10 @@ fn demo_flag_loads_an_upcoming_calendar_once() {
     let venues = srv.get(&format!("{NS}/venues")).json();
     assert!(venues["total"].as_u64().unwrap() > 0);
     let found = srv.get(&format!("{NS}/events?search=festival")).json();
-    assert!(found["total"].as_u64().unwrap() > 0, "demo events are searchable");
+    assert!(
+        found["total"].as_u64().unwrap() > 0,
+        "demo events are searchable"
+    );
 
     // A second start with --demo adds nothing.
     srv.signal("TERM");

@@ -27,6 +27,15 @@ pub fn paging_params() -> Vec<ParamSpec> {
     ]
 }
 
+/// The `status` of post-kind list links (common.md §6.2): `publish` for callers who may not
+/// edit, else the list given, or `any`.
+pub fn status_link_value(caller: crate::auth::Caller, given: Option<&[String]>) -> String {
+    if !caller.has(crate::auth::Capability::EditPosts) {
+        return "publish".into();
+    }
+    given.map(|s| s.join(",")).unwrap_or_else(|| "any".into())
+}
+
 /// `(page, per_page)` after clamping.
 pub fn paging(params: &Params) -> (usize, usize) {
     let page = params.i64("page").unwrap_or(1).max(1) as usize;
@@ -80,6 +89,24 @@ impl ListAnswer<'_> {
             }),
             total_pages,
         }
+    }
+
+    /// The 200 answer of a post-kind list (events, venues, organizers): the items, then the
+    /// links and totals, in the plugin's key order.
+    pub fn post_kind_answer(&self, items: Vec<Value>) -> ApiResponse {
+        let links = self.links();
+        let mut body = Map::new();
+        body.insert(self.collection.into(), Value::Array(items));
+        body.insert("rest_url".into(), json!(links.rest_url));
+        if let Some(next) = &links.next {
+            body.insert("next_rest_url".into(), json!(next));
+        }
+        if let Some(previous) = &links.previous {
+            body.insert("previous_rest_url".into(), json!(previous));
+        }
+        body.insert("total".into(), json!(self.total));
+        body.insert("total_pages".into(), json!(links.total_pages));
+        self.respond(body, &links)
     }
 
     /// The 200 answer with the totals headers and `Link` relations; `body` already holds the

@@ -23,7 +23,7 @@ use crate::values::cost::Cost;
 use crate::values::timezone::Zone;
 use crate::values::{datetime, scalars, Invalid, SubCode};
 use chrono::NaiveDateTime;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use std::collections::HashMap;
 use warp::http::header::LOCATION;
 use warp::http::StatusCode;
@@ -739,19 +739,7 @@ fn list(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
         query: q,
         explicit_language: params.translation_language().map(|l| l.code()),
     };
-    let links = answer.links();
-    let mut body = Map::new();
-    body.insert("events".into(), Value::Array(items));
-    body.insert("rest_url".into(), json!(links.rest_url));
-    if let Some(next) = &links.next {
-        body.insert("next_rest_url".into(), json!(next));
-    }
-    if let Some(previous) = &links.previous {
-        body.insert("previous_rest_url".into(), json!(previous));
-    }
-    body.insert("total".into(), json!(archive.page.total));
-    body.insert("total_pages".into(), json!(links.total_pages));
-    Ok(answer.respond(body, &links))
+    Ok(answer.post_kind_answer(items))
 }
 
 /// Q of events.md §2.8: the effective parameters, in the contract's order.
@@ -809,16 +797,13 @@ fn link_query(
                 .flatten(),
         );
     }
-    let status = if ctx.caller.has(crate::auth::Capability::EditPosts) {
-        query
-            .status
-            .as_ref()
-            .map(|s| s.join(","))
-            .unwrap_or_else(|| "any".into())
-    } else {
-        "publish".into()
-    };
-    push("status", Some(status));
+    push(
+        "status",
+        Some(lists::status_link_value(
+            ctx.caller,
+            query.status.as_deref(),
+        )),
+    );
     push("post_parent", query.post_parent.map(|p| p.to_string()));
     push("include", joined("include"));
     push("starts_before", fmt(&window.starts_before));

@@ -16,7 +16,7 @@ use crate::service::posts::PostWrite;
 use crate::store::Reads;
 use crate::values::timezone::Zone;
 use crate::values::{Invalid, SubCode};
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 use warp::http::header::LOCATION;
 use warp::http::StatusCode;
 
@@ -479,12 +479,10 @@ fn list<R: LinkedResource>(state: &AppState, ctx: &Context) -> Result<ApiRespons
     if let Some(flag) = params.bool("only_with_upcoming") {
         q.push(("only_with_upcoming", flag.to_string()));
     }
-    let status_value = if !ctx.caller.has(crate::auth::Capability::EditPosts) {
-        "publish".to_string()
-    } else {
-        status.map(|s| s.join(",")).unwrap_or_else(|| "any".into())
-    };
-    q.push(("status", status_value));
+    q.push((
+        "status",
+        lists::status_link_value(ctx.caller, status.as_deref()),
+    ));
     let answer = ListAnswer {
         links: &ctx.links,
         collection: R::COLLECTION,
@@ -494,21 +492,9 @@ fn list<R: LinkedResource>(state: &AppState, ctx: &Context) -> Result<ApiRespons
         query: q,
         explicit_language: params.translation_language().map(|l| l.code()),
     };
-    let links = answer.links();
     let mut items = Vec::with_capacity(found.items.len());
     for record in &found.items {
         items.push(represent(state, ctx, record, false)?);
     }
-    let mut body = Map::new();
-    body.insert(R::COLLECTION.into(), Value::Array(items));
-    body.insert("rest_url".into(), json!(links.rest_url));
-    if let Some(next) = &links.next {
-        body.insert("next_rest_url".into(), json!(next));
-    }
-    if let Some(previous) = &links.previous {
-        body.insert("previous_rest_url".into(), json!(previous));
-    }
-    body.insert("total".into(), json!(found.total));
-    body.insert("total_pages".into(), json!(links.total_pages));
-    Ok(answer.respond(body, &links))
+    Ok(answer.post_kind_answer(items))
 }
