@@ -21,10 +21,17 @@ pub fn sort_key(t: &NaiveDateTime, id: u64) -> i64 {
     seconds(t) * ID_SPAN + (id as i64 % ID_SPAN)
 }
 
+/// The `scope` term of a document (see index_schema/schema.toml).
+pub fn scope(kind: Kind, language: crate::model::Language, listed: bool) -> String {
+    let listing = if listed { "listed" } else { "hidden" };
+    format!("{}/{}/{listing}", kind.name(), language.code())
+}
+
 /// What every post-kind document carries: identity, language, status, dates, title.
-fn base(f: &Fields, kind: Kind, meta: &PostMeta) -> TantivyDocument {
+fn base(f: &Fields, kind: Kind, meta: &PostMeta, listed: bool) -> TantivyDocument {
     let mut doc = TantivyDocument::default();
     doc.add_text(f.kind, kind.name());
+    doc.add_text(f.scope, scope(kind, meta.language, listed));
     doc.add_u64(f.id, meta.id);
     doc.add_text(f.language, meta.language.code());
     doc.add_text(f.status, meta.status.as_str());
@@ -53,7 +60,7 @@ fn geo(f: &Fields, doc: &mut TantivyDocument, point: Option<GeoPoint>) {
 }
 
 pub fn venue(f: &Fields, v: &Venue) -> TantivyDocument {
-    let mut doc = base(f, Kind::Venue, &v.post);
+    let mut doc = base(f, Kind::Venue, &v.post, true);
     body(
         f,
         &mut doc,
@@ -75,7 +82,7 @@ pub fn venue(f: &Fields, v: &Venue) -> TantivyDocument {
 }
 
 pub fn organizer(f: &Fields, o: &Organizer) -> TantivyDocument {
-    let mut doc = base(f, Kind::Organizer, &o.post);
+    let mut doc = base(f, Kind::Organizer, &o.post, true);
     body(
         f,
         &mut doc,
@@ -94,7 +101,7 @@ pub fn organizer(f: &Fields, o: &Organizer) -> TantivyDocument {
 /// An event's document also carries the current names of its venue and organizers and its
 /// venue's coordinates (common.md §9.11, events.md §2.7), read from the same snapshot.
 pub fn event(f: &Fields, e: &Event, rx: &impl Reads) -> IndexResult<TantivyDocument> {
-    let mut doc = base(f, Kind::Event, &e.post);
+    let mut doc = base(f, Kind::Event, &e.post, !e.hide_from_listings);
     let venue = match e.venue {
         Some(id) => rx.get_record::<Venue>(Kind::Venue, id)?,
         None => None,

@@ -383,6 +383,14 @@ impl SearchIndex {
         Ok(self.collect_values(&query, "id")?.into_iter().collect())
     }
 
+    /// Whether any record is stored as `future` (scheduled), so that "published" must also
+    /// look at publication dates.
+    pub fn any_scheduled(&self) -> bool {
+        let searcher = self.live().reader.searcher();
+        let term = Term::from_field_text(self.fields.status, crate::model::Status::Future.as_str());
+        searcher.doc_freq(&term).map(|n| n > 0).unwrap_or(true)
+    }
+
     /// A page of `GET /events` and its total.
     pub fn events(
         &self,

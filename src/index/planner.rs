@@ -33,6 +33,9 @@ pub struct Visibility {
     pub statuses: Vec<Status>,
     /// Now, in UTC seconds: scheduled records published by then count as published.
     pub now: i64,
+    /// Whether the index holds any record stored as `future`; without one, "published" is a
+    /// single term.
+    pub any_scheduled: bool,
 }
 
 /// Date bounds on local wall clocks, in seconds (events.md §2.3), already normalised.
@@ -136,9 +139,15 @@ fn any_of(clauses: Vec<Box<dyn Query>>) -> Box<dyn Query> {
 
 /// Records whose *effective* status is `status` (§4.4: a `future` record whose date has come
 /// is published).
-fn effective_status(fields: &Fields, status: Status, now: i64) -> Box<dyn Query> {
+fn effective_status(
+    fields: &Fields,
+    status: Status,
+    now: i64,
+    any_scheduled: bool,
+) -> Box<dyn Query> {
     let stored = |s: Status| text(fields.status, s.as_str());
     match status {
+        Status::Publish | Status::Future if !any_scheduled => stored(status),
         Status::Publish => any_of(vec![
             stored(Status::Publish),
             all_of(vec![
@@ -161,13 +170,18 @@ pub fn visibility_clause(fields: &Fields, v: &Visibility) -> Box<dyn Query> {
     let in_set = any_of(
         v.statuses
             .iter()
-            .map(|s| effective_status(fields, *s, v.now))
+            .map(|s| effective_status(fields, *s, v.now, v.any_scheduled))
             .collect(),
     );
     if v.caller.has(Capability::EditOthersPosts) {
         return in_set;
     }
-    let mut readable = vec![effective_status(fields, Status::Publish, v.now)];
+    let mut readable = vec![effective_status(
+        fields,
+        Status::Publish,
+        v.now,
+        v.any_scheduled,
+    )];
     if let Caller::User { id, .. } = v.caller {
         readable.push(term_query(Term::from_field_u64(fields.author, id)));
     }
@@ -307,10 +321,14 @@ fn geo_clauses(fields: &Fields, geo: GeoFilter) -> Vec<Box<dyn Query>> {
 /// The query of `GET /events` (events.md §2).
 pub fn events(fields: &Fields, f: &EventFilter) -> Box<dyn Query> {
     let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![
-        (Occur::Must, text(fields.kind, Kind::Event.name())),
-        (Occur::Must, text(fields.language, f.language.code())),
+        (
+            Occur::Must,
+            text(
+                fields.scope,
+                &super::docs::scope(Kind::Event, f.language, true),
+            ),
+        ),
         (Occur::Must, visibility_clause(fields, &f.visibility)),
-        (Occur::MustNot, bool_is(fields.hide_from_listings, true)),
     ];
     let d = &f.dates;
     let mut range = |field: Field, lower: Bound<i64>, upper: Bound<i64>| {
@@ -373,8 +391,10 @@ pub fn events(fields: &Fields, f: &EventFilter) -> Box<dyn Query> {
 /// The query of `GET /venues` and `GET /organizers` (venues-organizers.md §4).
 pub fn linked(fields: &Fields, f: &LinkedFilter) -> Box<dyn Query> {
     let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![
-        (Occur::Must, text(fields.kind, f.kind.name())),
-        (Occur::Must, text(fields.language, f.language.code())),
+        (
+            Occur::Must,
+            text(fields.scope, &super::docs::scope(f.kind, f.language, true)),
+        ),
         (Occur::Must, visibility_clause(fields, &f.visibility)),
     ];
     if let Some(only) = &f.only {
@@ -402,7 +422,7 @@ pub fn events_with_statuses(
         any_of(
             statuses
                 .iter()
-                .map(|s| effective_status(fields, *s, now))
+                .map(|s| effective_status(fields, *s, now, true))
                 .collect(),
         ),
     ];
@@ -435,6 +455,7 @@ mod tests {
             caller: Caller::Anonymous,
             statuses: vec![Status::Publish],
             now: 1_000,
+            any_scheduled: true,
         }
     }
 
@@ -461,11 +482,22 @@ mod tests {
     }
 
     #[test]
-    fn base_clauses_select_kind_language_and_hide_hidden_events() {
+    fn base_clauses_select_listed_events_of_the_language() {
         let q = rendered(events(&fields(), &filter()).as_ref());
-        assert!(q.contains("\"event\""), "{q}");
-        assert!(q.contains("\"en\""), "{q}");
-        assert!(q.contains("MustNot"), "{q}");
+        assert!(q.contains("event/en/listed"), "{q}");
+    }
+
+    #[test]
+    fn published_is_one_term_when_nothing_is_scheduled() {
+        let f = fields();
+        let mut v = anonymous();
+        let with = rendered(visibility_clause(&f, &v).as_ref());
+        v.any_scheduled = false;
+        let without = rendered(visibility_clause(&f, &v).as_ref());
+        assert!(
+            with.contains("future") && !without.contains("future"),
+            "{without}"
+        );
     }
 
     #[test]
@@ -492,6 +524,7 @@ mod tests {
             },
             statuses: vec![Status::Draft],
             now: 0,
+            any_scheduled: true,
         };
         let author = Visibility {
             caller: Caller::User {

@@ -34,6 +34,7 @@ struct FieldSpec {
 #[derive(Debug, Clone)]
 pub struct Fields {
     pub kind: Field,
+    pub scope: Field,
     pub id: Field,
     pub language: Field,
     pub status: Field,
@@ -164,6 +165,7 @@ impl IndexSchema {
         };
         let fields = Fields {
             kind: get("kind")?,
+            scope: get("scope")?,
             id: get("id")?,
             language: get("language")?,
             status: get("status")?,

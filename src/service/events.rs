@@ -816,6 +816,7 @@ pub fn list(
             caller: request.caller,
             statuses,
             now: request.now.and_utc().timestamp(),
+            any_scheduled: index.any_scheduled(),
         },
         dates: DateBounds {
             start_min: secs(window.start),

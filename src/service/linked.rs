@@ -523,6 +523,7 @@ pub fn list<R: LinkedKind>(
             caller: request.caller,
             statuses,
             now,
+            any_scheduled: index.any_scheduled(),
         },
         search: query
             .search
