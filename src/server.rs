@@ -116,14 +116,16 @@ async fn run(
 
     // Scheduled publication (§4.4): at start-up, then every minute.
     let scheduler_store = state.store.clone();
+    let scheduler_index = state.index.clone();
     tokio::spawn(async move {
         let mut every_minute = tokio::time::interval(Duration::from_secs(60));
         loop {
             every_minute.tick().await;
             let store = scheduler_store.clone();
+            let index = scheduler_index.clone();
             let now = chrono::Utc::now().naive_utc();
             match tokio::task::spawn_blocking(move || {
-                crate::service::posts::publish_due(&store, now)
+                crate::service::posts::publish_due(&store, &index, now)
             })
             .await
             {

@@ -383,6 +383,15 @@ impl SearchIndex {
         Ok(self.collect_values(&query, "id")?.into_iter().collect())
     }
 
+    /// Records stored as `future` whose publication time (UTC seconds) has come.
+    pub fn scheduled_before(&self, now: i64) -> IndexResult<Vec<u64>> {
+        let query = planner::stored_future_until(&self.fields, now);
+        Ok(self
+            .collect_values(query.as_ref(), "id")?
+            .into_iter()
+            .collect())
+    }
+
     /// Whether any record is stored as `future` (scheduled), so that "published" must also
     /// look at publication dates.
     pub fn any_scheduled(&self) -> bool {

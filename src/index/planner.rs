@@ -459,6 +459,14 @@ pub fn events_with_statuses(
     all_of(clauses)
 }
 
+/// Records stored as `future` whose publication time is at or before `now`.
+pub fn stored_future_until(fields: &Fields, now: i64) -> Box<dyn Query> {
+    all_of(vec![
+        text(fields.status, Status::Future.as_str()),
+        i64_range(fields.date_utc, Bound::Unbounded, Bound::Included(now)),
+    ])
+}
+
 /// Events starting at or after `now` (UTC) whose effective status is in `statuses`.
 pub fn upcoming_events(fields: &Fields, statuses: &[Status], now: i64) -> Box<dyn Query> {
     all_of(vec![
