@@ -735,16 +735,19 @@ pub fn list(
             Vec::new()
         }
     };
-    let categories: Vec<Term> = rx
-        .scan::<Term>(Kind::Category)?
-        .into_iter()
-        .filter(|t| t.language == language)
-        .collect();
-    let tags: Vec<Term> = rx
-        .scan::<Term>(Kind::Tag)?
-        .into_iter()
-        .filter(|t| t.language == language)
-        .collect();
+    // The language's terms are read only when a term filter asks for them (they resolve
+    // slugs and a category's descendants).
+    let terms_of = |kind: Kind| -> ServiceResult<Vec<Term>> {
+        Ok(rx
+            .scan::<Term>(kind)?
+            .into_iter()
+            .filter(|t| t.language == language)
+            .collect())
+    };
+    let categories = match &query.categories {
+        Some(_) => terms_of(Kind::Category)?,
+        None => Vec::new(),
+    };
     let category_ids = query
         .categories
         .as_ref()
@@ -756,7 +759,10 @@ pub fn list(
             "must name existing categories by ID or slug.",
         );
     }
-    let tag_ids = query.tags.as_ref().map(|items| term_filter(&tags, items));
+    let tag_ids = match &query.tags {
+        Some(items) => Some(term_filter(&terms_of(Kind::Tag)?, items)),
+        None => None,
+    };
     if matches!(tag_ids, Some(None)) {
         refuse(
             &mut invalid,
