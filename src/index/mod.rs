@@ -9,7 +9,7 @@ pub mod indexer;
 pub mod planner;
 pub mod schema;
 
-use crate::model::{Kind, Language};
+use crate::model::Kind;
 use crate::store::{OutboxEntry, Reads, Store, StoreError};
 use planner::{EventFilter, LinkedFilter};
 use schema::{Fields, IndexSchema};
@@ -511,25 +511,39 @@ impl SearchIndex {
             .search(query, &ValueCounter { field })?)
     }
 
-    /// Published events per term, for one language (terms.md §1 `count`).
-    pub fn term_counts(
-        &self,
-        kind: Kind,
-        language: Option<Language>,
-        now: i64,
-    ) -> IndexResult<HashMap<u64, u64>> {
-        let query = planner::events_with_statuses(
-            &self.fields,
-            language,
-            &[crate::model::Status::Publish],
-            now,
-        );
+    /// Published events per term (terms.md §1 `count`) for the given term IDs: one count
+    /// per term, each an intersection of the term's postings with the published events, so
+    /// the cost follows the terms asked for, not the size of the calendar.
+    pub fn term_counts(&self, kind: Kind, ids: &[u64], now: i64) -> IndexResult<HashMap<u64, u64>> {
+        let searcher = self.live().reader.searcher();
         let field = if kind == Kind::Category {
-            "categories"
+            self.fields.categories
         } else {
-            "tags"
+            self.fields.tags
         };
-        self.count_values(query.as_ref(), field)
+        let mut counts = HashMap::with_capacity(ids.len());
+        for id in ids {
+            let query = tantivy::query::BooleanQuery::new(vec![
+                (
+                    tantivy::query::Occur::Must,
+                    planner::events_with_statuses(
+                        &self.fields,
+                        None,
+                        &[crate::model::Status::Publish],
+                        now,
+                    ),
+                ),
+                (
+                    tantivy::query::Occur::Must,
+                    Box::new(tantivy::query::TermQuery::new(
+                        Term::from_field_u64(field, *id),
+                        tantivy::schema::IndexRecordOption::Basic,
+                    )),
+                ),
+            ]);
+            counts.insert(*id, searcher.search(&query, &Count)? as u64);
+        }
+        Ok(counts)
     }
 }
 

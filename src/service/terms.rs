@@ -12,14 +12,14 @@ use crate::values::search::SearchQuery;
 use crate::values::{slug, text, Invalid, SubCode};
 use std::collections::HashMap;
 
-/// Published events per term of a kind and language (terms.md §1), from the index.
+/// Published events per term (terms.md §1), from the index, for the given terms.
 pub fn counts(
     index: &SearchIndex,
     kind: Kind,
-    language: Language,
+    ids: &[u64],
     now: chrono::NaiveDateTime,
 ) -> ServiceResult<HashMap<u64, u64>> {
-    Ok(index.term_counts(kind, Some(language), now.and_utc().timestamp())?)
+    Ok(index.term_counts(kind, ids, now.and_utc().timestamp())?)
 }
 
 /// Write fields (terms.md §5.1); `None` = not sent.
@@ -166,7 +166,7 @@ pub fn get(
         found.expect("checked above"),
         request.explicit_language,
     )?;
-    let counts = counts(index, kind, term.language, request.now)?;
+    let counts = counts(index, kind, &[term.id], request.now)?;
     view(&rx, term, &counts)
 }
 
@@ -326,7 +326,7 @@ pub fn create(
         tx.set_group_member(kind, id, term.language, id)?;
         join_group(tx, &mut term, write.translation_of)?;
         tx.put_record(kind, id, &term)?;
-        let counts = counts(index, kind, term.language, request.now)?;
+        let counts = counts(index, kind, &[term.id], request.now)?;
         view(tx, term, &counts)
     })
 }
@@ -399,7 +399,7 @@ pub fn update(
         }
         join_group(tx, &mut term, write.translation_of)?;
         tx.put_record(kind, term.id, &term)?;
-        let counts = counts(index, kind, term.language, request.now)?;
+        let counts = counts(index, kind, &[term.id], request.now)?;
         view(tx, term, &counts)
     })
 }
@@ -419,7 +419,7 @@ pub fn delete(
         fail_if_invalid(invalid)?;
         let term = select_member(tx, found.expect("checked above"), request.explicit_language)?;
         require_manage(request.caller, kind)?;
-        let counts = counts(index, kind, term.language, request.now)?;
+        let counts = counts(index, kind, &[term.id], request.now)?;
         let before = view(tx, term.clone(), &counts)?;
         super::events::forget_term(tx, index, kind, term.id)?;
         for mut child in tx
@@ -500,7 +500,8 @@ pub fn list(
         .map(|q| SearchQuery::parse(q, request.language))
         .filter(|q| !q.is_empty());
     let wanted_slug = query.slug.as_deref().map(slug::sanitize);
-    let counts = counts(index, kind, request.language, request.now)?;
+    let ids: Vec<u64> = terms.iter().map(|t| t.id).collect();
+    let counts = counts(index, kind, &ids, request.now)?;
     let count_of = |id: u64| counts.get(&id).copied().unwrap_or(0);
     let carried: Option<Vec<u64>> = match query.event {
         Some((_, id)) => rx

@@ -460,17 +460,34 @@ struct Embedding<'a> {
 }
 
 impl<'a> Embedding<'a> {
-    fn new(state: &AppState, ctx: &'a Context) -> Result<Embedding<'a>, ApiError> {
+    /// Reads what the representations of `events` embed; term counts are computed for the
+    /// terms these events carry only.
+    fn new(
+        state: &AppState,
+        ctx: &'a Context,
+        events: &[&Event],
+    ) -> Result<Embedding<'a>, ApiError> {
         let rx = state.store.read()?;
         let now = chrono::Utc::now().naive_utc();
-        // Terms only ever attach to events of their own language, so counting over every
-        // language gives each term its count.
         let mut counts = HashMap::new();
         for kind in [Kind::Category, Kind::Tag] {
+            let mut ids: Vec<u64> = events
+                .iter()
+                .flat_map(|e| {
+                    if kind == Kind::Category {
+                        &e.categories
+                    } else {
+                        &e.tags
+                    }
+                })
+                .copied()
+                .collect();
+            ids.sort_unstable();
+            ids.dedup();
             counts.extend(
                 state
                     .index
-                    .term_counts(kind, None, now.and_utc().timestamp())
+                    .term_counts(kind, &ids, now.and_utc().timestamp())
                     .map_err(|e| from_service(e.into(), ctx.caller))?,
             );
         }
@@ -586,7 +603,7 @@ fn get(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
         invalid(&ctx.params),
     )
     .map_err(|e| from_service(e, ctx.caller))?;
-    let embedding = Embedding::new(state, ctx)?;
+    let embedding = Embedding::new(state, ctx, &[&event])?;
     Ok(ApiResponse::ok(embedding.event(&event, true, false)?))
 }
 
@@ -600,7 +617,7 @@ fn create(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
         invalid(&params),
     )
     .map_err(|e| from_service(e, ctx.caller))?;
-    let embedding = Embedding::new(state, ctx)?;
+    let embedding = Embedding::new(state, ctx, &[&event])?;
     let mut answer = ApiResponse::ok(embedding.event(&event, false, false)?).header(
         LOCATION,
         ctx.links.route(&format!("/events/{}", event.post.id)),
@@ -620,7 +637,7 @@ fn update(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
         invalid(&params),
     )
     .map_err(|e| from_service(e, ctx.caller))?;
-    let embedding = Embedding::new(state, ctx)?;
+    let embedding = Embedding::new(state, ctx, &[&event])?;
     Ok(ApiResponse::ok(embedding.event(&event, false, false)?))
 }
 
@@ -632,7 +649,7 @@ fn delete(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
         invalid(&ctx.params),
     )
     .map_err(|e| from_service(e, ctx.caller))?;
-    let embedding = Embedding::new(state, ctx)?;
+    let embedding = Embedding::new(state, ctx, &[&event])?;
     Ok(ApiResponse::ok(embedding.event(&event, false, false)?))
 }
 
@@ -723,7 +740,7 @@ fn list(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
         params.invalid.clone(),
     )
     .map_err(|e| from_service(e, ctx.caller))?;
-    let embedding = Embedding::new(state, ctx)?;
+    let embedding = Embedding::new(state, ctx, &archive.page.items.iter().collect::<Vec<_>>())?;
     let mut items = Vec::with_capacity(archive.page.items.len());
     for event in &archive.page.items {
         let masked = !query.unlock.opens(event, ctx.caller, request.now);
