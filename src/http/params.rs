@@ -17,6 +17,9 @@ pub enum ParamKind {
     String,
     /// A string of at least one character → string.
     NonEmptyString,
+    /// A `description`: a string bounded only by the body limit (common.md §6.6), optionally
+    /// required to be non-empty → string.
+    Description { non_empty: bool },
     /// One of a fixed set, exactly → string.
     Enum(&'static [&'static str]),
     /// One of a fixed set, any letter case → the lower-cased string.
@@ -121,6 +124,8 @@ impl ParamSpec {
         let mut s = match self.kind {
             ParamKind::String => json!({"type": "string"}),
             ParamKind::NonEmptyString => json!({"type": "string", "minLength": 1}),
+            ParamKind::Description { non_empty: true } => json!({"type": "string", "minLength": 1}),
+            ParamKind::Description { non_empty: false } => json!({"type": "string"}),
             ParamKind::Enum(values) => json!({"type": "string", "enum": values}),
             ParamKind::EnumCaseless(values) => json!({"type": "string", "enum": values}),
             ParamKind::Integer { minimum, maximum } => {
@@ -228,6 +233,19 @@ impl ParamSpec {
         let normalised = match self.kind {
             ParamKind::String => json!(scalars::string(value)?),
             ParamKind::NonEmptyString => json!(scalars::non_empty_string(value)?),
+            ParamKind::Description { non_empty } => match value {
+                Value::String(text) if text.contains('\0') => {
+                    return Err(Invalid::new(
+                        SubCode::InvalidCharacters,
+                        "must not contain NUL characters.",
+                    ))
+                }
+                Value::String(text) if non_empty && text.is_empty() => {
+                    return Err(Invalid::new(SubCode::Empty, "must not be empty."))
+                }
+                Value::String(text) => json!(text),
+                _ => return Err(Invalid::new(SubCode::InvalidType, "must be a string.")),
+            },
             ParamKind::Enum(values) => {
                 // Characters first: NUL is rest_invalid_characters, not an unknown value.
                 scalars::string(value)?;

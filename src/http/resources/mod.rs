@@ -67,7 +67,7 @@ pub fn common_write_params(name_field: &'static str, create: bool) -> Vec<ParamS
         ParamSpec::query("date", ParamKind::DateTime)
             .describe("Publication date (site time zone, UTC)."),
         ParamSpec::query("date_utc", ParamKind::DateTime).describe("Publication date in UTC."),
-        ParamSpec::query("description", ParamKind::String),
+        ParamSpec::query("description", ParamKind::Description { non_empty: false }),
         ParamSpec::query("excerpt", ParamKind::String),
         ParamSpec::query("status", ParamKind::Enum(WRITABLE_STATUSES)),
         ParamSpec::query("image", ParamKind::Image)

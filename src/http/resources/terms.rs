@@ -111,7 +111,7 @@ fn write_params(kind: Kind, create: bool) -> Vec<ParamSpec> {
     name.required = create;
     let mut specs = vec![
         name,
-        ParamSpec::query("description", ParamKind::NonEmptyString),
+        ParamSpec::query("description", ParamKind::Description { non_empty: true }),
         ParamSpec::query("slug", ParamKind::NonEmptyString),
     ];
     // Tags take no parent; one sent anyway is refused by the handler (terms.md §5.1), so it is
