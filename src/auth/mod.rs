@@ -50,10 +50,6 @@ impl Authenticator {
         }
     }
 
-    pub fn user_exists(&self, id: u64) -> bool {
-        self.users.values().any(|u| u.id == id)
-    }
-
     /// Resolves the `Authorization` header: none or a non-Basic scheme is anonymous.
     pub async fn authenticate(&self, header: Option<&[u8]>) -> Result<Caller, AuthError> {
         let Some(header) = header else {

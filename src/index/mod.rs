@@ -359,11 +359,7 @@ impl SearchIndex {
             ]
         });
         let query = tantivy::query::TermSetQuery::new(terms);
-        let counts = live
-            .reader
-            .searcher()
-            .search(&query, &ValueCounter { field: "id" })?;
-        Ok(counts.into_keys().collect())
+        Ok(values_in(live, &query, "id")?.into_iter().collect())
     }
 
     /// Events carrying a term or linking a venue/organizer (any status, any language): the
@@ -493,22 +489,7 @@ impl SearchIndex {
         query: &dyn Query,
         field: &'static str,
     ) -> IndexResult<HashSet<u64>> {
-        let searcher = self.live().reader.searcher();
-        let counts = searcher.search(query, &ValueCounter { field })?;
-        Ok(counts.into_keys().collect())
-    }
-
-    /// How many matching documents carry each value of a u64 fast field.
-    pub fn count_values(
-        &self,
-        query: &dyn Query,
-        field: &'static str,
-    ) -> IndexResult<HashMap<u64, u64>> {
-        Ok(self
-            .live()
-            .reader
-            .searcher()
-            .search(query, &ValueCounter { field })?)
+        values_in(&self.live(), query, field)
     }
 
     /// Published events per term (terms.md §1 `count`) for the given term IDs: one count
@@ -572,24 +553,36 @@ fn sibling(dir: &Path, suffix: &str) -> PathBuf {
     dir.with_file_name(format!("{name}.{suffix}"))
 }
 
-/// Counts the values of a multi-valued u64 fast field over the matching documents.
-struct ValueCounter {
+/// Every value of a u64 fast field over the documents of `live` matching `query`.
+fn values_in(live: &Live, query: &dyn Query, field: &'static str) -> IndexResult<HashSet<u64>> {
+    Ok(live
+        .reader
+        .searcher()
+        .search(query, &ValueCollector { field })?)
+}
+
+/// Collects the values of a (multi-valued) u64 fast field over the matching documents.
+struct ValueCollector {
     field: &'static str,
 }
 
-struct SegmentValueCounter {
+struct SegmentValueCollector {
     column: Option<tantivy::columnar::Column<u64>>,
-    counts: HashMap<u64, u64>,
+    values: HashSet<u64>,
 }
 
-impl Collector for ValueCounter {
-    type Fruit = HashMap<u64, u64>;
-    type Child = SegmentValueCounter;
+impl Collector for ValueCollector {
+    type Fruit = HashSet<u64>;
+    type Child = SegmentValueCollector;
 
-    fn for_segment(&self, _: u32, segment: &SegmentReader) -> tantivy::Result<SegmentValueCounter> {
-        Ok(SegmentValueCounter {
+    fn for_segment(
+        &self,
+        _: u32,
+        segment: &SegmentReader,
+    ) -> tantivy::Result<SegmentValueCollector> {
+        Ok(SegmentValueCollector {
             column: segment.fast_fields().u64(self.field).ok(),
-            counts: HashMap::new(),
+            values: HashSet::new(),
         })
     }
 
@@ -597,29 +590,21 @@ impl Collector for ValueCounter {
         false
     }
 
-    fn merge_fruits(&self, fruits: Vec<HashMap<u64, u64>>) -> tantivy::Result<HashMap<u64, u64>> {
-        let mut all = HashMap::new();
-        for fruit in fruits {
-            for (k, v) in fruit {
-                *all.entry(k).or_insert(0) += v;
-            }
-        }
-        Ok(all)
+    fn merge_fruits(&self, fruits: Vec<HashSet<u64>>) -> tantivy::Result<HashSet<u64>> {
+        Ok(fruits.into_iter().flatten().collect())
     }
 }
 
-impl SegmentCollector for SegmentValueCounter {
-    type Fruit = HashMap<u64, u64>;
+impl SegmentCollector for SegmentValueCollector {
+    type Fruit = HashSet<u64>;
 
     fn collect(&mut self, doc: DocId, _: Score) {
         if let Some(column) = &self.column {
-            for value in column.values_for_doc(doc) {
-                *self.counts.entry(value).or_insert(0) += 1;
-            }
+            self.values.extend(column.values_for_doc(doc));
         }
     }
 
-    fn harvest(self) -> HashMap<u64, u64> {
-        self.counts
+    fn harvest(self) -> HashSet<u64> {
+        self.values
     }
 }

@@ -410,12 +410,10 @@ fn event_fields(params: &mut Params) -> EventFields {
             }
         }
     };
-    if let Some(password) = params.str("password") {
-        if password.chars().count() > 255 {
-            params.refuse(
-                "password",
-                Invalid::new(SubCode::TooLong, "must be at most 255 characters."),
-            );
+    // Event passwords are limited to 255 characters (common.md §6.6).
+    if let Some(password) = params.get("password").cloned() {
+        if let Err(why) = scalars::string_max_chars(&password, 255) {
+            params.refuse("password", why);
         }
     }
     EventFields {
