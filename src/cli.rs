@@ -52,6 +52,44 @@ enum Command {
         #[command(flatten)]
         data_dir: DataDirArg,
     },
+    /// Load a calendar from JSON lines written by `export` (IDs and slugs kept; refused
+    /// lines are reported and the others loaded).
+    Import {
+        /// The JSON-lines file (`-` reads standard input).
+        file: PathBuf,
+        #[command(flatten)]
+        data_dir: DataDirArg,
+        /// Lines per store transaction and index commit.
+        #[arg(long, default_value_t = 5000, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+        batch: u64,
+    },
+    /// Write every record as JSON lines (the API's representations), categories first and
+    /// events last.
+    Export {
+        #[command(flatten)]
+        data_dir: DataDirArg,
+        /// Write to this file instead of standard output.
+        #[arg(long)]
+        output: Option<PathBuf>,
+        /// Base URL of the links in the representations.
+        #[arg(long, default_value = "http://127.0.0.1:8080", value_parser = parse_public_url)]
+        public_url: String,
+    },
+    /// Fill a data directory without events with a generated calendar (benchmarks).
+    Generate {
+        #[command(flatten)]
+        data_dir: DataDirArg,
+        /// How many events.
+        #[arg(long, default_value_t = 1000)]
+        events: usize,
+        /// Seed of the generator: the same seed gives the same calendar.
+        #[arg(long, default_value_t = 2026)]
+        seed: u64,
+        /// The demo's shape (one year from today, no hidden records) instead of the
+        /// benchmarks' (three years from 2026-01-01); `export` it to refresh data/demo.jsonl.
+        #[arg(long)]
+        demo: bool,
+    },
     /// Manage users.
     User {
         #[command(subcommand)]
@@ -181,6 +219,32 @@ fn run(command: Command) -> Result<(), Exit> {
         }),
         Command::User { command } => run_user(command),
         Command::Reindex { data_dir } => reindex(&data_dir.data_dir),
+        Command::Import {
+            file,
+            data_dir,
+            batch,
+        } => import(&file, &data_dir.data_dir, batch as usize),
+        Command::Export {
+            data_dir,
+            output,
+            public_url,
+        } => export(&data_dir.data_dir, output.as_deref(), &public_url),
+        Command::Generate {
+            data_dir,
+            events,
+            seed,
+            demo,
+        } => {
+            let shape = if demo {
+                crate::generate::Shape {
+                    events,
+                    ..crate::generate::demo_shape(chrono::Utc::now().naive_utc())
+                }
+            } else {
+                crate::generate::Shape::for_events(events)
+            };
+            generate(&data_dir.data_dir, &shape, seed)
+        }
     }
 }
 
@@ -265,13 +329,7 @@ fn reindex(root: &std::path::Path) -> Result<(), Exit> {
             Ok(n)
         })
         .map_err(|e| Exit::new(1, e))?;
-    let bar = indicatif::ProgressBar::new(total);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template(
-            "{bar:40} {pos}/{len} records ({per_sec}, {eta} left)",
-        )
-        .expect("a valid progress template"),
-    );
+    let bar = progress_bar(total, "records");
     let summary = SearchIndex::rebuild(&dir.index_path(), &store, |done| bar.set_position(done))
         .map_err(|e| Exit::new(1, e))?;
     bar.finish_and_clear();
@@ -281,6 +339,113 @@ fn reindex(root: &std::path::Path) -> Result<(), Exit> {
     println!(
         "reindexed {} events, {} venues, {} organizers",
         summary.events, summary.venues, summary.organizers
+    );
+    Ok(())
+}
+
+fn progress_bar(len: u64, unit: &str) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::new(len);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(&format!(
+            "{{bar:40}} {{pos}}/{{len}} {unit} ({{per_sec}}, {{eta}} left)"
+        ))
+        .expect("a valid progress template"),
+    );
+    bar
+}
+
+/// `almanac import FILE`: batches of lines, each one store transaction that the indexer
+/// applies in one commit before the next batch is read.
+fn import(file: &std::path::Path, root: &std::path::Path, batch: usize) -> Result<(), Exit> {
+    let (input, len): (Box<dyn std::io::Read>, u64) = if file.as_os_str() == "-" {
+        (Box::new(std::io::stdin()), 0)
+    } else {
+        let f = std::fs::File::open(file)
+            .map_err(|e| Exit::new(1, format!("cannot open {}: {e}", file.display())))?;
+        let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+        (Box::new(f), len)
+    };
+    let (dir, store) = open_store(root, true)?;
+    let store = std::sync::Arc::new(store);
+    let index = std::sync::Arc::new(
+        SearchIndex::open(&dir.index_path(), &store).map_err(|e| Exit::new(1, e))?,
+    );
+    let indexer = crate::index::indexer::Indexer::start(store.clone(), index.clone());
+    let bar = progress_bar(len, "bytes");
+    let reader = std::io::BufReader::with_capacity(1 << 20, bar.wrap_read(input));
+    let mut refused = 0u64;
+    let options = crate::transfer::ImportOptions {
+        batch,
+        ..Default::default()
+    };
+    let result = crate::transfer::import(
+        &store,
+        reader,
+        &options,
+        |_| {},
+        |rejection| {
+            refused += 1;
+            bar.suspend(|| eprintln!("line {}: {}", rejection.line, rejection.reason));
+        },
+    );
+    bar.finish_and_clear();
+    indexer.stop();
+    let summary = result.map_err(|e| Exit::new(1, e))?;
+    println!("imported {summary}; refused {refused} lines");
+    if refused > 0 {
+        return Err(Exit::new(1, format!("{refused} lines were refused")));
+    }
+    Ok(())
+}
+
+/// `almanac export`: a consistent snapshot of the store as JSON lines.
+fn export(
+    root: &std::path::Path,
+    output: Option<&std::path::Path>,
+    public_url: &str,
+) -> Result<(), Exit> {
+    let (_dir, store) = open_store(root, false)?;
+    let write_error = |e: std::io::Error| Exit::new(1, format!("cannot write the export: {e}"));
+    let summary = match output {
+        Some(path) => {
+            let mut out =
+                std::io::BufWriter::new(std::fs::File::create(path).map_err(write_error)?);
+            crate::transfer::export(&store, public_url, &mut out)
+        }
+        None => {
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            crate::transfer::export(&store, public_url, &mut out)
+        }
+    }
+    .map_err(|e| Exit::new(1, e))?;
+    eprintln!("exported {summary}");
+    Ok(())
+}
+
+/// `almanac generate`: a deterministic calendar for benchmarks, indexed before it returns.
+fn generate(root: &std::path::Path, shape: &crate::generate::Shape, seed: u64) -> Result<(), Exit> {
+    let (dir, store) = open_store(root, true)?;
+    let existing = store
+        .read()
+        .and_then(|rx| rx.count(Kind::Event))
+        .map_err(|e| Exit::new(1, e))?;
+    if existing > 0 {
+        return Err(Exit::new(1, "the data directory already holds events"));
+    }
+    let started = std::time::Instant::now();
+    crate::generate::populate(&store, shape, seed).map_err(|e| Exit::new(1, e))?;
+    let generated = started.elapsed();
+    let summary =
+        SearchIndex::rebuild(&dir.index_path(), &store, |_| {}).map_err(|e| Exit::new(1, e))?;
+    let head = store.outbox_head().map_err(|e| Exit::new(1, e))?;
+    store.prune_outbox(head).map_err(|e| Exit::new(1, e))?;
+    println!(
+        "generated {} events, {} venues, {} organizers in {:.1} s; indexed in {:.1} s",
+        summary.events,
+        summary.venues,
+        summary.organizers,
+        generated.as_secs_f64(),
+        (started.elapsed() - generated).as_secs_f64()
     );
     Ok(())
 }

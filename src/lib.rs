@@ -17,6 +17,7 @@ pub mod model;
 pub mod server;
 pub mod service;
 pub mod store;
+pub mod transfer;
 pub mod values;
 
 /// The version reported by `--version` and `/healthz`.

@@ -173,10 +173,12 @@ fn load_demo(store: &Store) -> Result<(), Exit> {
     if has_events {
         return Ok(());
     }
-    let today = chrono::Utc::now().naive_utc();
-    crate::generate::populate(store, &crate::generate::demo_shape(today), 2026)
-        .map_err(|e| Exit::new(1, e))?;
-    tracing::info!("demo calendar loaded");
+    let today = chrono::Utc::now().date_naive();
+    let loaded = crate::transfer::load_demo(store, today, |rejection| {
+        tracing::warn!(line = rejection.line, reason = %rejection.reason, "demo line refused");
+    })
+    .map_err(|e| Exit::new(1, e))?;
+    tracing::info!("demo calendar loaded: {loaded}");
     Ok(())
 }
 

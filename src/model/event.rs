@@ -2,6 +2,7 @@
 
 use super::post::{PostMeta, PostRecord};
 use super::Kind;
+use crate::values::timezone::Zone;
 use chrono::NaiveDateTime;
 use serde::{Deserialize, Serialize};
 
@@ -33,6 +34,17 @@ pub struct Event {
     pub venue: Option<u64>,
     pub organizers: Vec<u64>,
     pub password: Option<String>,
+}
+
+impl Event {
+    /// Stores `zone` and derives the UTC instants and the zone's abbreviation at the start
+    /// from the local wall clocks, as every save does.
+    pub fn place_in(&mut self, zone: &Zone) {
+        self.timezone = zone.name();
+        self.start_utc = zone.to_utc(self.start_local).naive_utc();
+        self.end_utc = zone.to_utc(self.end_local).naive_utc();
+        self.timezone_abbr = zone.abbreviation(zone.to_utc(self.start_local));
+    }
 }
 
 impl PostRecord for Event {

@@ -160,10 +160,7 @@ fn schedule_dates(
     if event.end_local < event.start_local {
         event.end_local = event.start_local;
     }
-    event.timezone = zone.name();
-    event.start_utc = zone.to_utc(event.start_local).naive_utc();
-    event.end_utc = zone.to_utc(event.end_local).naive_utc();
-    event.timezone_abbr = zone.abbreviation(zone.to_utc(event.start_local));
+    event.place_in(zone);
 }
 
 /// Resolves term references (§4.8): IDs of the language are kept, unknown IDs skipped, names

@@ -386,6 +386,29 @@ impl WriteTx {
         Ok(next)
     }
 
+    /// Makes sure the sequence never draws `id` or anything below it again (bulk import keeps
+    /// the IDs of the records it loads).
+    pub fn raise_sequence(&mut self, sequence: Sequence, id: u64) -> StoreResult<()> {
+        let mut meta = self.txn.open_table(META)?;
+        let current = meta.get(sequence.key())?.map(|v| v.value()).unwrap_or(0);
+        if id > current {
+            meta.insert(sequence.key(), id)?;
+        }
+        Ok(())
+    }
+
+    /// Stores an image record under a given ID (bulk import); the caller has checked that the
+    /// ID is free and the URL unknown.
+    pub fn put_image(&mut self, image: &Image) -> StoreResult<()> {
+        self.txn
+            .open_table(IMAGES)?
+            .insert(image.id, codec::encode(image).as_slice())?;
+        self.txn
+            .open_table(IMAGE_URLS)?
+            .insert(image.url.as_str(), image.id)?;
+        self.raise_sequence(Sequence::Posts, image.id)
+    }
+
     /// Stores a record; changes of indexed kinds also enter the outbox, in this transaction.
     pub fn put_record<T: Serialize>(&mut self, kind: Kind, id: u64, record: &T) -> StoreResult<()> {
         self.txn

@@ -1,0 +1,180 @@
+//! `almanac export`: every record as a JSON line (see the module above for the format).
+
+use super::{collection, KindCounts};
+use crate::http::links::Links;
+use crate::http::repr::{self, EventParts, LinkedContext};
+use crate::http::resources::linked::LinkedResource;
+use crate::model::event::Event;
+use crate::model::post::{Organizer, PostMeta, Venue};
+use crate::model::term::Term;
+use crate::model::Kind;
+use crate::store::{ReadTx, Reads, Store, StoreError};
+use chrono::NaiveDateTime;
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::io::Write;
+
+pub type ExportSummary = KindCounts;
+
+/// Why an export stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("cannot write the export: {0}")]
+    Output(#[from] std::io::Error),
+}
+
+struct Exporter<'a, W: Write> {
+    rx: ReadTx,
+    links: Links,
+    now: NaiveDateTime,
+    out: &'a mut W,
+    counts: KindCounts,
+    /// Representations embedded in events, built once per record.
+    embedded: HashMap<(Kind, u64), Value>,
+}
+
+/// Writes every record of the store to `out`; `public_url` is the base of the links in the
+/// representations (they are not read back by import).
+pub fn export<W: Write>(
+    store: &Store,
+    public_url: &str,
+    out: &mut W,
+) -> Result<ExportSummary, ExportError> {
+    let mut exporter = Exporter {
+        rx: store.read()?,
+        links: Links::new(public_url.into(), None),
+        now: chrono::Utc::now().naive_utc(),
+        out,
+        counts: KindCounts::default(),
+        embedded: HashMap::new(),
+    };
+    exporter.terms(Kind::Category)?;
+    exporter.terms(Kind::Tag)?;
+    exporter.linked::<Venue>()?;
+    exporter.linked::<Organizer>()?;
+    let rx = store.read()?;
+    rx.for_each(Kind::Event, |event: Event| exporter.event(&event))?;
+    exporter.out.flush()?;
+    Ok(exporter.counts)
+}
+
+/// The stored source text and status in place of their rendered forms (module docs).
+fn lossless(data: &mut Value, meta: &PostMeta) {
+    data["description"] = json!(meta.description);
+    data["excerpt"] = json!(meta.excerpt);
+    data["status"] = json!(meta.status.as_str());
+}
+
+impl<W: Write> Exporter<'_, W> {
+    fn line(&mut self, kind: Kind, data: Value) -> Result<(), ExportError> {
+        serde_json::to_writer(
+            &mut *self.out,
+            &json!({"resource": collection(kind), "data": data}),
+        )
+        .map_err(std::io::Error::from)?;
+        self.out.write_all(b"\n")?;
+        self.counts.add(kind);
+        Ok(())
+    }
+
+    /// Categories with every parent before its children, then tags.
+    fn terms(&mut self, kind: Kind) -> Result<(), ExportError> {
+        let mut pending: Vec<Term> = self.rx.scan(kind)?;
+        let mut written = std::collections::HashSet::new();
+        while !pending.is_empty() {
+            let (ready, rest): (Vec<Term>, Vec<Term>) = pending
+                .into_iter()
+                .partition(|t| t.parent == 0 || written.contains(&t.parent));
+            // Parents that no longer exist (or a cycle in damaged data) must not stall the
+            // export: the rest is written as it is, and import reports the dangling parents.
+            let (ready, rest) = if ready.is_empty() {
+                (rest, Vec::new())
+            } else {
+                (ready, rest)
+            };
+            for term in ready {
+                written.insert(term.id);
+                let id = term.id;
+                let view = crate::service::terms::view(&self.rx, term, &HashMap::new())
+                    .map_err(service_store_error)?;
+                let mut data = repr::term(&view, &self.links, None);
+                if let Some(map) = data.as_object_mut() {
+                    map.remove("_links");
+                }
+                self.embedded
+                    .insert((kind, id), repr::embedded_term(&view, &self.links));
+                self.line(kind, data)?;
+            }
+            pending = rest;
+        }
+        Ok(())
+    }
+
+    fn linked_context(&self, meta: &PostMeta, kind: Kind) -> Result<LinkedContext<'_>, StoreError> {
+        Ok(LinkedContext {
+            links: &self.links,
+            now: self.now,
+            image: match meta.image {
+                Some(id) => self.rx.image(id)?,
+                None => None,
+            },
+            translations: self.rx.group_members(kind, meta.group)?,
+            json_ld: false,
+        })
+    }
+
+    fn linked<R: LinkedResource>(&mut self) -> Result<(), ExportError> {
+        for record in self.rx.scan::<R>(R::KIND)? {
+            let meta = record.meta();
+            let ctx = self.linked_context(meta, R::KIND)?;
+            let embedded = record.represent(&ctx);
+            let mut data = embedded.clone();
+            lossless(&mut data, meta);
+            self.embedded.insert((R::KIND, meta.id), embedded);
+            self.line(R::KIND, data)?;
+        }
+        Ok(())
+    }
+
+    fn embedded_list(&self, kind: Kind, ids: &[u64]) -> Vec<Value> {
+        ids.iter()
+            .filter_map(|id| self.embedded.get(&(kind, *id)).cloned())
+            .collect()
+    }
+
+    fn event(&mut self, event: &Event) -> Result<(), ExportError> {
+        let meta = &event.post;
+        let parts = EventParts {
+            links: &self.links,
+            now: self.now,
+            image: match meta.image {
+                Some(id) => self.rx.image(id)?,
+                None => None,
+            },
+            venue: event
+                .venue
+                .and_then(|id| self.embedded.get(&(Kind::Venue, id)).cloned()),
+            organizers: self.embedded_list(Kind::Organizer, &event.organizers),
+            categories: self.embedded_list(Kind::Category, &event.categories),
+            tags: self.embedded_list(Kind::Tag, &event.tags),
+            translations: self.rx.group_members(Kind::Event, meta.group)?,
+            json_ld: None,
+            masked: false,
+        };
+        let mut data = repr::event(event, parts);
+        lossless(&mut data, meta);
+        if let Some(password) = &event.password {
+            data["password"] = json!(password);
+        }
+        self.line(Kind::Event, data)
+    }
+}
+
+fn service_store_error(e: crate::service::ServiceError) -> ExportError {
+    match e {
+        crate::service::ServiceError::Store(e) => ExportError::Store(e),
+        other => ExportError::Output(std::io::Error::other(format!("{other:?}"))),
+    }
+}

@@ -1,0 +1,667 @@
+//! `almanac import FILE`: loads JSON lines written by `almanac export` (module docs above).
+
+use super::{kind_of_collection, KindCounts};
+use crate::model::event::Event;
+use crate::model::post::{GeoPoint, Image, Organizer, PostMeta, Venue};
+use crate::model::term::Term;
+use crate::model::{Kind, Language, Status};
+use crate::store::{PostIdKind, Reads, Store, StoreError, WriteTx};
+use crate::values::cost::Cost;
+use crate::values::timezone::Zone;
+use crate::values::{scalars, slug};
+use chrono::{Duration, NaiveDateTime};
+use serde_json::{Map, Value};
+use std::io::BufRead;
+
+pub type ImportSummary = KindCounts;
+
+/// How an import runs.
+pub struct ImportOptions {
+    /// Lines per redb transaction (and so per index commit).
+    pub batch: usize,
+    /// Added to every date of every record (the demo calendar is moved to the coming year).
+    pub shift: Duration,
+}
+
+impl Default for ImportOptions {
+    fn default() -> ImportOptions {
+        ImportOptions {
+            batch: 5000,
+            shift: Duration::zero(),
+        }
+    }
+}
+
+/// A refused line: its 1-based number and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rejection {
+    pub line: u64,
+    pub reason: String,
+}
+
+/// Why an import stopped (refused lines do not stop it).
+#[derive(Debug, thiserror::Error)]
+pub enum ImportError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("cannot read the input: {0}")]
+    Input(#[from] std::io::Error),
+}
+
+/// Loads every valid line of `input`; `on_line` hears the number of lines read so far and
+/// `on_reject` each refused line.
+pub fn import(
+    store: &Store,
+    input: impl BufRead,
+    options: &ImportOptions,
+    mut on_line: impl FnMut(u64),
+    mut on_reject: impl FnMut(Rejection),
+) -> Result<ImportSummary, ImportError> {
+    let mut counts = KindCounts::default();
+    let mut lines = input.lines();
+    let mut number = 0u64;
+    loop {
+        let mut batch = Vec::with_capacity(options.batch);
+        for line in lines.by_ref().take(options.batch.max(1)) {
+            number += 1;
+            batch.push((number, line?));
+        }
+        if batch.is_empty() {
+            return Ok(counts);
+        }
+        store.write(|tx| {
+            for (number, line) in &batch {
+                if line.trim().is_empty() {
+                    continue;
+                }
+                match load_line(tx, line, options.shift) {
+                    Ok(Some(kind)) => counts.add(kind),
+                    Ok(None) => {}
+                    Err(LineError::Refused(reason)) => on_reject(Rejection {
+                        line: *number,
+                        reason,
+                    }),
+                    Err(LineError::Store(e)) => return Err(e),
+                }
+            }
+            Ok::<(), StoreError>(())
+        })?;
+        on_line(number);
+    }
+}
+
+enum LineError {
+    Refused(String),
+    Store(StoreError),
+}
+
+impl From<StoreError> for LineError {
+    fn from(e: StoreError) -> LineError {
+        LineError::Store(e)
+    }
+}
+
+impl From<String> for LineError {
+    fn from(reason: String) -> LineError {
+        LineError::Refused(reason)
+    }
+}
+
+type LineResult<T> = Result<T, LineError>;
+
+/// Validates one line against the store (and the lines before it in this transaction), then
+/// writes it. Every check comes before the first write, so a refused line leaves nothing.
+fn load_line(tx: &mut WriteTx, line: &str, shift: Duration) -> LineResult<Option<Kind>> {
+    let value: Value = serde_json::from_str(line).map_err(|e| format!("not a JSON object: {e}"))?;
+    let resource = value
+        .get("resource")
+        .and_then(Value::as_str)
+        .ok_or("`resource` must be a string")?;
+    let kind = kind_of_collection(resource).ok_or_else(|| {
+        format!("unknown resource {resource:?} (categories, tags, venues, organizers, events)")
+    })?;
+    let data = Fields(
+        value
+            .get("data")
+            .and_then(Value::as_object)
+            .ok_or("`data` must be an object")?,
+    );
+    match kind {
+        Kind::Category | Kind::Tag => load_term(tx, kind, &data)?,
+        Kind::Venue => load_venue(tx, &data, shift)?,
+        Kind::Organizer => load_organizer(tx, &data, shift)?,
+        Kind::Event => load_event(tx, &data, shift)?,
+    }
+    Ok(Some(kind))
+}
+
+impl From<&str> for LineError {
+    fn from(reason: &str) -> LineError {
+        LineError::Refused(reason.to_string())
+    }
+}
+
+/// Typed access to a line's `data`, with errors naming the field.
+struct Fields<'a>(&'a Map<String, Value>);
+
+impl Fields<'_> {
+    fn get(&self, key: &str) -> Option<&Value> {
+        self.0.get(key).filter(|v| !v.is_null())
+    }
+
+    fn refuse(key: &str, reason: impl std::fmt::Display) -> String {
+        format!("`{key}` {reason}")
+    }
+
+    fn id(&self, key: &str) -> Result<u64, String> {
+        match self.get(key) {
+            Some(v) => id_value(v).ok_or_else(|| Self::refuse(key, "must be a positive integer")),
+            None => Err(Self::refuse(key, "is required")),
+        }
+    }
+
+    /// An ID where 0 means none (`parent`, `post_parent`, `author`).
+    fn id_or_zero(&self, key: &str) -> Result<u64, String> {
+        match self.get(key) {
+            None => Ok(0),
+            Some(v) => match v {
+                Value::String(s) if s == "0" => Ok(0),
+                Value::Number(n) if n.as_u64() == Some(0) => Ok(0),
+                v => id_value(v).ok_or_else(|| Self::refuse(key, "must be an ID")),
+            },
+        }
+    }
+
+    /// A string field; absent means empty (representations omit empty venue fields).
+    fn text(&self, key: &str) -> Result<String, String> {
+        match self.get(key) {
+            None => Ok(String::new()),
+            Some(v) => scalars::string(v)
+                .map(str::to_string)
+                .map_err(|e| Self::refuse(key, e)),
+        }
+    }
+
+    /// `description` is bounded only by the body limit over HTTP (common.md §6.6); here by
+    /// the line itself.
+    fn long_text(&self, key: &str) -> Result<String, String> {
+        match self.get(key) {
+            None => Ok(String::new()),
+            Some(Value::String(s)) if !s.contains('\0') => Ok(s.clone()),
+            Some(_) => Err(Self::refuse(key, "must be a string without NUL")),
+        }
+    }
+
+    fn flag(&self, key: &str) -> Result<bool, String> {
+        match self.get(key) {
+            None => Ok(false),
+            Some(Value::Bool(b)) => Ok(*b),
+            Some(_) => Err(Self::refuse(key, "must be true or false")),
+        }
+    }
+
+    fn date(&self, key: &str, shift: Duration) -> Result<NaiveDateTime, String> {
+        let text = self
+            .get(key)
+            .and_then(Value::as_str)
+            .ok_or_else(|| Self::refuse(key, "must be a date-time string"))?;
+        NaiveDateTime::parse_from_str(text, "%Y-%m-%d %H:%M:%S")
+            .ok()
+            .and_then(|d| d.checked_add_signed(shift))
+            .ok_or_else(|| Self::refuse(key, "must be `YYYY-MM-DD HH:MM:SS`"))
+    }
+
+    fn language(&self) -> Result<Language, String> {
+        self.get("language")
+            .and_then(Value::as_str)
+            .and_then(Language::from_code)
+            .ok_or_else(|| Self::refuse("language", "must be en, pt-br or es"))
+    }
+
+    fn slug(&self) -> Result<String, String> {
+        let s = self.text("slug")?;
+        // A trashed record's slug carries the `__trashed` suffix (common.md §4.5).
+        let base = s.strip_suffix("__trashed").unwrap_or(&s);
+        if base.is_empty() || slug::sanitize(base) != base {
+            return Err(Self::refuse("slug", "must be a non-empty sanitized slug"));
+        }
+        Ok(s)
+    }
+
+    /// The IDs of the translation group's members (`translations`), this record's included.
+    fn translations(&self, own: u64, language: Language) -> Result<Vec<(Language, u64)>, String> {
+        let mut members = vec![(language, own)];
+        if let Some(v) = self.get("translations") {
+            let map = v
+                .as_object()
+                .ok_or_else(|| Self::refuse("translations", "must be an object"))?;
+            for (code, id) in map {
+                let member_language = Language::from_code(code)
+                    .ok_or_else(|| Self::refuse("translations", "has an unknown language"))?;
+                let id = id_value(id)
+                    .ok_or_else(|| Self::refuse("translations", "must map languages to IDs"))?;
+                if member_language == language && id != own {
+                    return Err(Self::refuse(
+                        "translations",
+                        "names another record in this record's language",
+                    ));
+                }
+                if member_language != language {
+                    members.push((member_language, id));
+                }
+            }
+        }
+        Ok(members)
+    }
+
+    /// The IDs of embedded records: an object with `id`, or a list of them; `[]` is none.
+    fn embedded_ids(&self, key: &str) -> Result<Vec<u64>, String> {
+        let item_id = |v: &Value| {
+            v.get("id")
+                .and_then(id_value)
+                .ok_or_else(|| Self::refuse(key, "must hold objects with an `id`"))
+        };
+        match self.get(key) {
+            None => Ok(Vec::new()),
+            Some(Value::Array(items)) => items.iter().map(item_id).collect(),
+            Some(v @ Value::Object(_)) => Ok(vec![item_id(v)?]),
+            Some(_) => Err(Self::refuse(key, "must be an object or a list")),
+        }
+    }
+}
+
+fn id_value(v: &Value) -> Option<u64> {
+    match v {
+        Value::Number(n) => n.as_u64(),
+        Value::String(s) => s.parse().ok(),
+        _ => None,
+    }
+    .filter(|id| *id > 0)
+}
+
+/// The translation group: the smallest member ID. Exported groups are named by their founding
+/// (first, so smallest) record; if that record is gone the smallest survivor names it, which
+/// all members of the dump agree on.
+fn group_of(members: &[(Language, u64)]) -> u64 {
+    members.iter().map(|(_, id)| *id).min().unwrap_or(0)
+}
+
+/// A group may hold one record per language.
+fn check_group(
+    tx: &WriteTx,
+    kind: Kind,
+    group: u64,
+    language: Language,
+    id: u64,
+) -> Result<(), String> {
+    let members = tx.group_members(kind, group).map_err(|e| e.to_string())?;
+    match members.iter().find(|(l, _)| *l == language) {
+        Some((_, other)) if *other != id => Err(format!(
+            "translation group {group} already has a {language} member ({other})"
+        )),
+        _ => Ok(()),
+    }
+}
+
+fn check_slug(tx: &WriteTx, kind: Kind, language: Language, slug: &str) -> LineResult<()> {
+    if let Some(owner) = tx.slug_owner(kind, language, slug)? {
+        return Err(format!("`slug` {slug:?} is taken by {owner}").into());
+    }
+    Ok(())
+}
+
+fn check_post_id_free(tx: &WriteTx, id: u64) -> LineResult<()> {
+    if tx.post_kind_of(id)?.is_some() {
+        return Err(format!("ID {id} is already in use").into());
+    }
+    Ok(())
+}
+
+/// Slug, group membership and sequence of a new record, after every check has passed.
+fn register(
+    tx: &mut WriteTx,
+    kind: Kind,
+    language: Language,
+    slug: &str,
+    group: u64,
+    id: u64,
+) -> LineResult<()> {
+    tx.set_slug(kind, language, slug, id)?;
+    tx.set_group_member(kind, group, language, id)?;
+    tx.raise_sequence(kind.sequence(), id)?;
+    Ok(())
+}
+
+fn load_term(tx: &mut WriteTx, kind: Kind, data: &Fields) -> LineResult<()> {
+    let id = data.id("id")?;
+    let language = data.language()?;
+    let slug = data.slug()?;
+    let name = crate::service::terms::clean_name(&data.text("name")?);
+    if name.is_empty() || name.chars().count() > 200 {
+        return Err("`name` must have 1 to 200 characters".into());
+    }
+    let parent = data.id_or_zero("parent")?;
+    if parent != 0 {
+        if kind == Kind::Tag {
+            return Err("`parent` must be 0 for a tag".into());
+        }
+        if tx.get_record::<Term>(kind, parent)?.is_none() {
+            return Err(format!("`parent` {parent} is not a category").into());
+        }
+    }
+    if tx.get_record::<Term>(Kind::Category, id)?.is_some()
+        || tx.get_record::<Term>(Kind::Tag, id)?.is_some()
+    {
+        return Err(format!("ID {id} is already in use").into());
+    }
+    check_slug(tx, kind, language, &slug)?;
+    let members = data.translations(id, language)?;
+    let group = group_of(&members);
+    check_group(tx, kind, group, language, id)?;
+    let term = Term {
+        id,
+        kind,
+        language,
+        group,
+        name,
+        slug,
+        description: data.long_text("description")?,
+        parent,
+    };
+    register(tx, kind, language, &term.slug, group, id)?;
+    tx.put_record(kind, id, &term)?;
+    Ok(())
+}
+
+/// The image of a post: the exported ID is kept when it is free, an image with the same URL
+/// is reused, otherwise a new ID is drawn.
+enum ImageRef {
+    None,
+    Existing(u64),
+    New(Image),
+    Fresh(String),
+}
+
+fn image_ref(tx: &WriteTx, data: &Fields) -> LineResult<ImageRef> {
+    let Some(image) = data.get("image").filter(|v| **v != Value::Bool(false)) else {
+        return Ok(ImageRef::None);
+    };
+    let url = image
+        .get("url")
+        .and_then(Value::as_str)
+        .filter(|u| url::Url::parse(u).is_ok())
+        .ok_or("`image` must be false or an object with a URL")?;
+    if let Some(existing) = tx.image_by_url(url)? {
+        return Ok(ImageRef::Existing(existing));
+    }
+    Ok(match image.get("id").and_then(id_value) {
+        Some(id) if tx.post_kind_of(id)?.is_none() => ImageRef::New(Image {
+            id,
+            url: url.to_string(),
+        }),
+        _ => ImageRef::Fresh(url.to_string()),
+    })
+}
+
+fn store_image(tx: &mut WriteTx, image: ImageRef) -> LineResult<Option<u64>> {
+    Ok(match image {
+        ImageRef::None => None,
+        ImageRef::Existing(id) => Some(id),
+        ImageRef::New(image) => {
+            tx.put_image(&image)?;
+            Some(image.id)
+        }
+        ImageRef::Fresh(url) => Some(tx.image_for_url(&url)?),
+    })
+}
+
+/// What events, venues and organizers share, validated; `name_key` is `title`, `venue` or
+/// `organizer`.
+struct PostLine {
+    meta: PostMeta,
+    image: ImageRef,
+}
+
+fn post_line(
+    tx: &WriteTx,
+    kind: Kind,
+    data: &Fields,
+    name_key: &str,
+    shift: Duration,
+) -> LineResult<PostLine> {
+    let id = data.id("id")?;
+    let language = data.language()?;
+    let status = data
+        .get("status")
+        .and_then(Value::as_str)
+        .and_then(Status::parse)
+        .ok_or("`status` must be a post status")?;
+    let slug = data.slug()?;
+    let title = data.text(name_key)?;
+    if kind != Kind::Event && title.trim().is_empty() {
+        return Err(format!("`{name_key}` is required").into());
+    }
+    let date = data.date("date", shift)?;
+    let date_utc = data.date("date_utc", shift)?;
+    let modified_utc = data.date("modified_utc", shift)?;
+    check_post_id_free(tx, id)?;
+    check_slug(tx, kind, language, &slug)?;
+    let members = data.translations(id, language)?;
+    let group = group_of(&members);
+    check_group(tx, kind, group, language, id)?;
+    let trashed = status == Status::Trash;
+    Ok(PostLine {
+        meta: PostMeta {
+            id,
+            language,
+            group,
+            author: data.id_or_zero("author")?,
+            status,
+            // What a trashed record was before is not in the representation; restoring an
+            // imported trashed record makes it a draft, the plugin's fallback.
+            status_before_trash: trashed.then_some(Status::Draft),
+            slug_before_trash: trashed
+                .then(|| slug.strip_suffix("__trashed").map(str::to_string))
+                .flatten(),
+            slug,
+            date,
+            date_utc,
+            modified_utc,
+            title,
+            description: data.long_text("description")?,
+            excerpt: data.long_text("excerpt")?,
+            image: None,
+        },
+        image: image_ref(tx, data)?,
+    })
+}
+
+/// Writes a validated post record.
+fn put_post<T: serde::Serialize>(
+    tx: &mut WriteTx,
+    kind: Kind,
+    line: PostLine,
+    build: impl FnOnce(PostMeta) -> T,
+) -> LineResult<()> {
+    let PostLine { mut meta, image } = line;
+    meta.image = store_image(tx, image)?;
+    register(tx, kind, meta.language, &meta.slug, meta.group, meta.id)?;
+    let id = meta.id;
+    tx.put_record(kind, id, &build(meta))?;
+    Ok(())
+}
+
+fn geo(data: &Fields) -> Result<Option<GeoPoint>, String> {
+    let coordinate = |key: &str, bound: f64| -> Result<Option<f64>, String> {
+        data.get(key)
+            .map(|v| {
+                scalars::number(v)
+                    .ok()
+                    .filter(|n| n.abs() <= bound)
+                    .ok_or_else(|| Fields::refuse(key, format!("must be a number within ±{bound}")))
+            })
+            .transpose()
+    };
+    match (coordinate("geo_lat", 90.0)?, coordinate("geo_lng", 180.0)?) {
+        (Some(lat), Some(lng)) => Ok(Some(GeoPoint { lat, lng })),
+        (None, None) => Ok(None),
+        _ => Err("`geo_lat` and `geo_lng` go together".into()),
+    }
+}
+
+fn load_venue(tx: &mut WriteTx, data: &Fields, shift: Duration) -> LineResult<()> {
+    let line = post_line(tx, Kind::Venue, data, "venue", shift)?;
+    let venue = |post| -> Result<Venue, String> {
+        Ok(Venue {
+            post,
+            address: data.text("address")?,
+            city: data.text("city")?,
+            country: data.text("country")?,
+            province: data.text("province")?,
+            state: data.text("state")?,
+            zip: data.text("zip")?,
+            phone: data.text("phone")?,
+            stateprovince: data.text("stateprovince")?,
+            website: data.text("website")?,
+            show_map: data.flag("show_map")?,
+            show_map_link: data.flag("show_map_link")?,
+            geo: geo(data)?,
+        })
+    };
+    // Validate the kind's own fields before anything is written.
+    let checked = venue(line.meta.clone())?;
+    put_post(tx, Kind::Venue, line, |post| Venue { post, ..checked })
+}
+
+fn load_organizer(tx: &mut WriteTx, data: &Fields, shift: Duration) -> LineResult<()> {
+    let line = post_line(tx, Kind::Organizer, data, "organizer", shift)?;
+    let phone = data.text("phone")?;
+    let website = data.text("website")?;
+    let email = data.text("email")?;
+    put_post(tx, Kind::Organizer, line, |post| Organizer {
+        post,
+        phone,
+        website,
+        email,
+    })
+}
+
+/// The stored cost from `cost_details` (its `values`, symbol and position are the stored
+/// cost itself).
+fn cost(data: &Fields) -> Result<Cost, String> {
+    let Some(details) = data.get("cost_details") else {
+        return Ok(Cost::default());
+    };
+    let text = |key: &str| {
+        details
+            .get(key)
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .ok_or_else(|| format!("`cost_details.{key}` must be a string"))
+    };
+    let values = details
+        .get("values")
+        .and_then(Value::as_array)
+        .ok_or("`cost_details.values` must be a list")?
+        .iter()
+        .map(|v| match v {
+            Value::String(s) => Ok(s.clone()),
+            Value::Number(n) => Ok(n.to_string()),
+            _ => Err("`cost_details.values` must hold strings".to_string()),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Cost {
+        values,
+        currency_symbol: text("currency_symbol")?,
+        currency_position: text("currency_position")?,
+    })
+}
+
+fn references(tx: &WriteTx, kind: Kind, ids: &[u64], language: Language) -> LineResult<()> {
+    for id in ids {
+        let found_language = match kind {
+            Kind::Category | Kind::Tag => tx.get_record::<Term>(kind, *id)?.map(|t| t.language),
+            _ => match tx.post_kind_of(*id)? {
+                Some(PostIdKind::Record(k)) if k == kind => {
+                    tx.get_record::<PostMeta>(kind, *id)?.map(|m| m.language)
+                }
+                _ => None,
+            },
+        };
+        match found_language {
+            None => return Err(format!("{} {id} does not exist", kind.name()).into()),
+            Some(l) if l != language => {
+                return Err(format!("{} {id} is not in {language}", kind.name()).into())
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(())
+}
+
+fn load_event(tx: &mut WriteTx, data: &Fields, shift: Duration) -> LineResult<()> {
+    let line = post_line(tx, Kind::Event, data, "title", shift)?;
+    let language = line.meta.language;
+    let zone_name = data.text("timezone")?;
+    let zone = Zone::parse(if zone_name.is_empty() {
+        "UTC"
+    } else {
+        &zone_name
+    })
+    .map_err(|e| Fields::refuse("timezone", e))?;
+    let start_local = data.date("start_date", shift)?;
+    let end_local = data.date("end_date", shift)?;
+    if end_local < start_local {
+        return Err("`end_date` is before `start_date`".into());
+    }
+    let categories = data.embedded_ids("categories")?;
+    let tags = data.embedded_ids("tags")?;
+    let venue = data.embedded_ids("venue")?;
+    let organizers = data.embedded_ids("organizer")?;
+    if venue.len() > 1 {
+        return Err("`venue` names one venue".into());
+    }
+    references(tx, Kind::Category, &categories, language)?;
+    references(tx, Kind::Tag, &tags, language)?;
+    references(tx, Kind::Venue, &venue, language)?;
+    references(tx, Kind::Organizer, &organizers, language)?;
+    // The representation shows the public URL as `website` when none is stored.
+    let website = Some(data.text("website")?)
+        .filter(|w| Some(w.as_str()) != data.get("url").and_then(Value::as_str))
+        .unwrap_or_default();
+    let password = match data.get("password") {
+        None => None,
+        Some(v) => Some(
+            scalars::string_max_chars(v, 255)
+                .map_err(|e| Fields::refuse("password", e))?
+                .to_string(),
+        )
+        .filter(|p| !p.is_empty()),
+    };
+    let mut event = Event {
+        post: line.meta.clone(),
+        start_local,
+        end_local,
+        start_utc: start_local,
+        end_utc: end_local,
+        timezone: String::new(),
+        timezone_abbr: String::new(),
+        all_day: data.flag("all_day")?,
+        cost: cost(data)?,
+        website,
+        show_map: data.flag("show_map")?,
+        show_map_link: data.flag("show_map_link")?,
+        hide_from_listings: data.flag("hide_from_listings")?,
+        sticky: data.flag("sticky")?,
+        featured: data.flag("featured")?,
+        ticketed: data.flag("ticketed")?,
+        post_parent: data.id_or_zero("post_parent")?,
+        categories,
+        tags,
+        venue: venue.first().copied(),
+        organizers,
+        password,
+    };
+    event.place_in(&zone);
+    put_post(tx, Kind::Event, line, |post| Event { post, ..event })
+}

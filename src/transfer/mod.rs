@@ -1,0 +1,78 @@
+//! Bulk export and import of calendars (`almanac export`, `almanac import FILE`).
+//!
+//! The format is JSON lines, one record per line:
+//! `{"resource": "<collection>", "data": <representation>}` where `<collection>` is the
+//! record's REST collection (`categories`, `tags`, `venues`, `organizers`, `events`) and
+//! `<representation>` is what an administrator's `GET` of the single record returns in its
+//! own language (without `json_ld`), with three changes that make a dump lossless:
+//! `description` and `excerpt` hold the stored source text (not the rendered paragraphs),
+//! `status` is the stored status (a due `future` record stays `future`), and a
+//! password-protected event carries its `password` (an export is an operator's backup, not
+//! a client's view). Lines are ordered so that every reference points backwards: categories
+//! (parents first), tags, venues, organizers, events.
+//!
+//! Import keeps IDs, slugs, dates, statuses, authors and translation groups. Each line is
+//! validated on its own against the store and the lines before it; a refused line is
+//! reported and leaves nothing behind, the others are loaded. Lines are written in batches,
+//! one redb transaction per batch; the running indexer applies each batch in one commit.
+
+mod demo;
+mod export;
+mod import;
+
+pub use demo::load_demo;
+pub use export::{export, ExportError, ExportSummary};
+pub use import::{import, ImportError, ImportOptions, ImportSummary, Rejection};
+
+use crate::model::Kind;
+
+/// The REST collection a line's record belongs to.
+fn collection(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Event => "events",
+        Kind::Venue => "venues",
+        Kind::Organizer => "organizers",
+        Kind::Category => "categories",
+        Kind::Tag => "tags",
+    }
+}
+
+fn kind_of_collection(name: &str) -> Option<Kind> {
+    Kind::ALL.into_iter().find(|k| collection(*k) == name)
+}
+
+/// Counts per kind, in the order lines are written.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct KindCounts {
+    pub categories: u64,
+    pub tags: u64,
+    pub venues: u64,
+    pub organizers: u64,
+    pub events: u64,
+}
+
+impl KindCounts {
+    fn add(&mut self, kind: Kind) {
+        match kind {
+            Kind::Event => self.events += 1,
+            Kind::Venue => self.venues += 1,
+            Kind::Organizer => self.organizers += 1,
+            Kind::Category => self.categories += 1,
+            Kind::Tag => self.tags += 1,
+        }
+    }
+
+    pub fn total(&self) -> u64 {
+        self.categories + self.tags + self.venues + self.organizers + self.events
+    }
+}
+
+impl std::fmt::Display for KindCounts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} events, {} venues, {} organizers, {} categories, {} tags",
+            self.events, self.venues, self.organizers, self.categories, self.tags
+        )
+    }
+}

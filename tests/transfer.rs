@@ -1,0 +1,356 @@
+//! `almanac export` / `almanac import` (src/transfer): JSON lines in the API's
+//! representations; a dump loads into an empty data directory with IDs, slugs, statuses,
+//! dates, groups and links kept, so that the server answers exactly as before; refused lines
+//! are reported and leave nothing behind.
+
+mod common;
+
+use common::*;
+use serde_json::{json, Value};
+use std::path::Path;
+
+const PUBLIC: &str = "http://calendar.example";
+
+fn serve(dir: &Path) -> Server {
+    Server::launch(
+        almanac([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--public-url",
+            PUBLIC,
+            "--data-dir",
+        ])
+        .arg(dir.to_str().unwrap()),
+        Some(PUBLIC),
+    )
+    .unwrap_or_else(|f| panic!("serve: {}", f.output.describe()))
+}
+
+fn stop(mut srv: Server) {
+    srv.signal("TERM");
+    assert_eq!(srv.wait_exit(std::time::Duration::from_secs(15)), Some(0));
+}
+
+fn export(dir: &Path, file: &Path) -> Output {
+    almanac(["export", "--public-url", PUBLIC, "--output"])
+        .arg(file.to_str().unwrap())
+        .arg("--data-dir")
+        .arg(dir.to_str().unwrap())
+        .run()
+}
+
+fn import(dir: &Path, file: &Path) -> Output {
+    almanac(["import"])
+        .arg(file.to_str().unwrap())
+        .arg("--data-dir")
+        .arg(dir.to_str().unwrap())
+        .run()
+}
+
+fn created(srv: &Server, path: &str, body: Value) -> Value {
+    let r = srv
+        .req("POST", &format!("{NS}/{path}"))
+        .user(&ADMIN)
+        .json_body(&body)
+        .send();
+    assert_eq!(r.status, 201, "POST {path}: {}", r.describe());
+    r.json()
+}
+
+/// A calendar with every feature the format must carry.
+fn fill(srv: &Server) -> Vec<String> {
+    let music = created(srv, "categories", json!({"name": "Music"}));
+    let jazz = created(
+        srv,
+        "categories",
+        json!({"name": "Jazz", "parent": music["id"]}),
+    );
+    let tag = created(srv, "tags", json!({"name": "outdoor"}));
+    let venue = created(
+        srv,
+        "venues",
+        json!({"venue": "Harbour Hall", "address": "1 Quay", "city": "Lisbon",
+               "country": "Portugal", "geo_lat": 38.7071, "geo_lng": -9.1355,
+               "image": "https://img.example/hall.png"}),
+    );
+    let venue_pt = created(
+        srv,
+        "venues",
+        json!({"venue": "Sala do Porto", "city": "Lisboa", "translation_language": "pt-br",
+               "translation_of": venue["id"]}),
+    );
+    let organizer = created(
+        srv,
+        "organizers",
+        json!({"organizer": "Jazz Society", "email": "jazz@example.org"}),
+    );
+    let night = created(
+        srv,
+        "events",
+        json!({"title": "Jazz Night", "description": "Quartets <b>live</b>.\n\nBring friends.",
+               "start_date": "2027-03-27 21:00:00", "end_date": "2027-03-28 01:30:00",
+               "timezone": "Europe/Lisbon", "categories": [jazz["id"]], "tags": [tag["id"]],
+               "venue": venue["id"], "organizer": [organizer["id"]], "cost": "€12",
+               "featured": true, "excerpt": "Late jazz."}),
+    );
+    let noite = created(
+        srv,
+        "events",
+        json!({"title": "Noite de Jazz", "start_date": "2027-03-27 21:00:00",
+               "end_date": "2027-03-28 01:30:00", "timezone": "Europe/Lisbon",
+               "venue": venue_pt["id"], "translation_language": "pt-br",
+               "translation_of": night["id"]}),
+    );
+    let fair = created(
+        srv,
+        "events",
+        json!({"title": "Book Fair", "all_day": true, "start_date": "2027-05-01",
+               "end_date": "2027-05-03", "timezone": "America/New_York", "ticketed": true,
+               "cost": ["5", "10"], "website": "https://fair.example"}),
+    );
+    let secret = created(
+        srv,
+        "events",
+        json!({"title": "Members Evening", "start_date": "2027-06-01 19:00:00",
+               "end_date": "2027-06-01 21:00:00", "password": "open sesame"}),
+    );
+    let draft = created(
+        srv,
+        "events",
+        json!({"title": "Draft Plans", "status": "draft", "start_date": "2027-07-01 10:00:00",
+               "end_date": "2027-07-01 11:00:00"}),
+    );
+    let gone = created(
+        srv,
+        "events",
+        json!({"title": "Cancelled Gig", "start_date": "2027-08-01 10:00:00",
+               "end_date": "2027-08-01 11:00:00"}),
+    );
+    let r = srv
+        .req("DELETE", &format!("{NS}/events/{}", gone["id"]))
+        .user(&ADMIN)
+        .send();
+    assert_eq!(r.status, 200, "{}", r.describe());
+    let mut paths = vec![
+        format!("categories/{}", music["id"]),
+        format!("categories/{}", jazz["id"]),
+        format!("tags/{}", tag["id"]),
+        format!("venues/{}", venue["id"]),
+        format!("venues/{}?translation_language=pt-br", venue_pt["id"]),
+        format!("organizers/{}", organizer["id"]),
+        format!("events/{}", night["id"]),
+        format!("events/{}?translation_language=pt-br", noite["id"]),
+        format!("events/{}", fair["id"]),
+        format!("events/{}?password=open%20sesame", secret["id"]),
+        format!("events/{}", draft["id"]),
+        "events?per_page=50&start_date=2020-01-01".to_string(),
+        "events?search=jazz".to_string(),
+        "events?search=noite&translation_language=pt-br".to_string(),
+        "events?geoloc=1&geoloc_lat=38.7&geoloc_lng=-9.13&geoloc_radius=5".to_string(),
+        format!("events?categories={}", music["id"]),
+        "categories?per_page=50".to_string(),
+        "venues?search=harbour".to_string(),
+        "events/by-slug/jazz-night".to_string(),
+    ];
+    paths.iter_mut().for_each(|p| *p = format!("{NS}/{p}"));
+    paths
+}
+
+fn answers(srv: &Server, paths: &[String]) -> Vec<(u16, Value)> {
+    paths
+        .iter()
+        .map(|p| {
+            let r = srv.get_as(p, &ADMIN);
+            (r.status, r.json())
+        })
+        .collect()
+}
+
+#[test]
+fn an_export_imported_into_an_empty_directory_answers_exactly_as_the_original() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (original, copy) = (tmp.path().join("original"), tmp.path().join("copy"));
+    add_user(&original, &ADMIN);
+    let srv = serve(&original);
+    let paths = fill(&srv);
+    let before = answers(&srv, &paths);
+    stop(srv);
+
+    let dump = tmp.path().join("dump.jsonl");
+    let out = export(&original, &dump);
+    assert_eq!(out.code, Some(0), "{}", out.describe());
+    assert!(
+        out.stderr
+            .contains("exported 6 events, 2 venues, 1 organizers, 2 categories, 1 tags"),
+        "{}",
+        out.describe()
+    );
+    let text = std::fs::read_to_string(&dump).unwrap();
+    let resources: Vec<String> = text
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["resource"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(
+        resources,
+        [
+            "categories",
+            "categories",
+            "tags",
+            "venues",
+            "venues",
+            "organizers"
+        ]
+        .iter()
+        .chain(["events"; 6].iter())
+        .map(|s| s.to_string())
+        .collect::<Vec<_>>(),
+        "references point backwards"
+    );
+    assert!(
+        text.contains("\"password\":\"open sesame\""),
+        "the backup keeps passwords"
+    );
+
+    add_user(&copy, &ADMIN);
+    let out = import(&copy, &dump);
+    assert_eq!(out.code, Some(0), "{}", out.describe());
+    assert!(
+        out.stdout.contains(
+            "imported 6 events, 2 venues, 1 organizers, 2 categories, 1 tags; refused 0 lines"
+        ),
+        "{}",
+        out.describe()
+    );
+    let srv = serve(&copy);
+    let after = answers(&srv, &paths);
+    for ((path, b), a) in paths.iter().zip(&before).zip(&after) {
+        assert_eq!(a, b, "GET {path} differs after the round trip");
+    }
+    // New records continue the ID sequences instead of reusing imported IDs.
+    let next = created(
+        &srv,
+        "events",
+        json!({"title": "After Import", "start_date": "2027-09-01 10:00:00", "end_date": "2027-09-01 11:00:00"}),
+    );
+    let highest = before
+        .iter()
+        .flat_map(|(_, v)| v["id"].as_u64())
+        .max()
+        .unwrap();
+    assert!(next["id"].as_u64().unwrap() > highest, "{next}");
+    stop(srv);
+
+    // A second export of the copy is the same dump, byte for byte (without the new event).
+    let again = tmp.path().join("again.jsonl");
+    let second_copy = tmp.path().join("second");
+    assert_eq!(import(&second_copy, &dump).code, Some(0));
+    assert_eq!(export(&second_copy, &again).code, Some(0));
+    assert_eq!(std::fs::read_to_string(&again).unwrap(), text);
+}
+
+#[test]
+fn refused_lines_are_reported_and_leave_nothing_while_the_others_load() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("data");
+    let file = tmp.path().join("input.jsonl");
+    let event = |id: u64, slug: &str, extra: Value| {
+        let mut data = json!({"id": id, "author": "1", "status": "publish",
+            "date": "2027-01-01 00:00:00", "date_utc": "2027-01-01 00:00:00",
+            "modified_utc": "2027-01-01 00:00:00", "title": format!("Event {id} zanzibar"),
+            "slug": slug, "start_date": "2027-02-01 10:00:00", "end_date": "2027-02-01 12:00:00",
+            "timezone": "Europe/Madrid", "language": "en"});
+        for (k, v) in extra.as_object().unwrap() {
+            data[k] = v.clone();
+        }
+        json!({"resource": "events", "data": data}).to_string()
+    };
+    let lines = [
+        /* 1 */ event(10, "good-one", json!({})),
+        /* 2 */ "{not json".to_string(),
+        /* 3 */ json!({"resource": "posts", "data": {}}).to_string(),
+        /* 4 */ event(11, "good-one", json!({})), // slug taken by line 1
+        /* 5 */ event(10, "other", json!({})), // ID taken by line 1
+        /* 6 */ event(12, "bad-date", json!({"start_date": "2027-02-30 10:00:00"})),
+        /* 7 */ event(13, "no-venue", json!({"venue": {"id": 999}})),
+        /* 8 */ event(14, "bad-zone", json!({"timezone": "Mars/Olympus"})),
+        /* 9 */ event(15, "backwards", json!({"end_date": "2027-01-01 10:00:00"})),
+        /* 10 */
+        event(
+            16,
+            "image-bad",
+            json!({"image": {"id": 3, "url": "not a url"}}),
+        ),
+        /* 11 */
+        event(
+            17,
+            "good-two",
+            json!({"image": {"id": 40, "url": "https://img.example/a.png"}}),
+        ),
+        /* 12 */ "".to_string(),
+    ];
+    std::fs::write(&file, lines.join("\n")).unwrap();
+    let out = import(&dir, &file);
+    assert_eq!(out.code, Some(1), "{}", out.describe());
+    assert!(
+        out.stdout.contains(
+            "imported 2 events, 0 venues, 0 organizers, 0 categories, 0 tags; refused 9 lines"
+        ),
+        "{}",
+        out.describe()
+    );
+    for n in [2, 3, 4, 5, 6, 7, 8, 9, 10] {
+        assert!(
+            out.stderr.contains(&format!("line {n}: ")),
+            "line {n} reported: {}",
+            out.describe()
+        );
+    }
+    // Lines 6 and 10 drew nothing (no image, no slug, no ID) before they were refused.
+    add_user(&dir, &ADMIN);
+    let srv = serve(&dir);
+    let listed = srv.get_as(
+        &format!("{NS}/events?search=zanzibar&start_date=2020-01-01"),
+        &ADMIN,
+    );
+    let ids: Vec<u64> = listed.json()["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["id"].as_u64().unwrap())
+        .collect();
+    assert_eq!(ids, [10, 17], "{}", listed.describe());
+    let two = srv.get_as(&format!("{NS}/events/17"), &ADMIN).json();
+    assert_eq!(two["image"]["id"], 40, "{two}");
+    for id in [11, 12, 13, 14, 15, 16] {
+        assert_eq!(
+            srv.get_as(&format!("{NS}/events/{id}"), &ADMIN).status,
+            404,
+            "event {id}"
+        );
+    }
+    let madrid = srv.get_as(&format!("{NS}/events/10"), &ADMIN).json();
+    assert_eq!(
+        madrid["utc_start_date"], "2027-02-01 09:00:00",
+        "UTC derived in the zone"
+    );
+    assert_eq!(madrid["timezone_abbr"], "CET");
+}
+
+#[test]
+fn import_is_refused_while_a_server_holds_the_directory() {
+    let srv = Server::start_with_users(&[ADMIN]);
+    let file = srv.data_dir.parent().unwrap().join("empty.jsonl");
+    std::fs::write(&file, "").unwrap();
+    let out = import(&srv.data_dir, &file);
+    assert_eq!(out.code, Some(3), "{}", out.describe());
+    let out = almanac(["export", "--data-dir"])
+        .arg(srv.data_dir.to_str().unwrap())
+        .run();
+    assert_eq!(out.code, Some(3), "{}", out.describe());
+}
