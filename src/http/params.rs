@@ -344,7 +344,11 @@ impl ParamSpec {
         match self.kind {
             ParamKind::RefList { .. } => Ok(json!(scalars::items(items, |v| match v {
                 Value::Number(_) => scalars::positive_integer(v).map(|n| json!(n)),
-                Value::String(s) if !s.trim().is_empty() => Ok(json!(s.trim())),
+                // Names are strings like any other: no NUL, at most 64 KiB (§9.1, §6.6).
+                Value::String(s) if !s.trim().is_empty() => {
+                    scalars::string(v)?;
+                    Ok(json!(s.trim()))
+                }
                 _ => Err(Invalid::new(
                     SubCode::InvalidType,
                     "must be a list of IDs or names.",
@@ -409,7 +413,11 @@ fn image_value(value: &Value) -> Result<Value, Invalid> {
         Value::String(s) if s.is_empty() || s == "0" => Ok(json!(false)),
         Value::String(s) if s.bytes().all(|b| b.is_ascii_digit()) => match s.parse::<i64>() {
             Ok(n) => Ok(json!(n)),
-            Err(_) => Err(refused()),
+            // Digits are an image ID (§9.10); beyond 64 bits it names no image record.
+            Err(_) => Err(Invalid::new(
+                SubCode::InvalidReference,
+                "does not name an image record.",
+            )),
         },
         Value::String(_) => scalars::url(value)
             .map(|u| json!(u))

@@ -447,6 +447,17 @@ impl SearchIndex {
     ) -> IndexResult<Hits> {
         let searcher = self.live().reader.searcher();
         let limit = limit.max(1);
+        // A page that starts past every document of the index is empty whatever the query.
+        // Only the total is needed then; tantivy would size its top-k buffer by
+        // `offset + limit` (and overflow on a huge `page`), so a client could make it
+        // allocate without bound or panic.
+        if offset as u64 >= searcher.num_docs() {
+            let total = searcher.search(query, &Count)?;
+            return Ok(Hits {
+                ids: Vec::new(),
+                total,
+            });
+        }
         let id_of = |key: i64| key.rem_euclid(docs::ID_SPAN) as u64;
         if !relevance {
             let order = if ascending { Order::Asc } else { Order::Desc };

@@ -302,9 +302,12 @@ fn term_refs(params: &Params, name: &str) -> Option<Vec<TermRef>> {
                 Value::Number(n) => TermRef::Id(n.as_u64().unwrap_or(0)),
                 other => {
                     let s = other.as_str().unwrap_or_default();
-                    match s.parse::<u64>() {
-                        Ok(id) if s.bytes().all(|b| b.is_ascii_digit()) => TermRef::Id(id),
-                        _ => TermRef::Name(s.to_string()),
+                    if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) {
+                        // Numeric, so an ID (§4.8), even beyond 64 bits: such an ID names no
+                        // term and is skipped like any unknown ID, rather than becoming a name.
+                        TermRef::Id(s.parse().unwrap_or(u64::MAX))
+                    } else {
+                        TermRef::Name(s.to_string())
                     }
                 }
             })
