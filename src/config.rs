@@ -1,6 +1,8 @@
-//! Option values that need more than clap's parsing (common.md §8.2).
+//! Option values that need more than clap's parsing (common.md §8.2), and the connection
+//! limits of `serve` (extension, environment only).
 
 use std::net::SocketAddr;
+use std::time::Duration;
 
 /// `--public-url`: an absolute http(s) URL with a host, optional port and path, no user info,
 /// query or fragment. Returned without trailing slashes, otherwise as given.
@@ -38,9 +40,138 @@ pub fn default_public_url(bound: SocketAddr) -> String {
     format!("http://{bound}")
 }
 
+/// Default cap on concurrent connections. Each one holds a task, buffers and a file
+/// descriptor; without a cap a flood of connections exhausts descriptors (then the store and
+/// the index cannot open files either). 1024 is far more than a calendar API serves at once.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
+/// How long a client may take to send a request head, and how long a kept-alive connection may
+/// sit idle before its next one. Real clients send a head in one packet; a slow-loris client
+/// trickling bytes must not keep a connection slot for longer than this.
+pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a client may take to send a whole request body (at most 1 MiB, §6.6): 60 s still
+/// admits a 1 MiB body over a ~17 KB/s link, while a trickled body cannot hold its connection
+/// slot indefinitely. Longer than the 10 s shutdown grace, so a body still arriving at shutdown
+/// is dropped by the grace period, not by this timeout.
+pub const DEFAULT_BODY_READ_TIMEOUT: Duration = Duration::from_secs(60);
+/// Upper bound for the configurable timeouts: anything longer defeats their purpose.
+const MAX_TIMEOUT: Duration = Duration::from_secs(3600);
+
+/// How many connections `serve` holds and how long a client may take to send its request.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ConnectionLimits {
+    /// Connections beyond this wait in the listen backlog until one closes (they are not
+    /// refused: a burst of clients is served late rather than failed).
+    pub max_connections: usize,
+    pub header_read_timeout: Duration,
+    pub body_read_timeout: Duration,
+}
+
+impl Default for ConnectionLimits {
+    fn default() -> ConnectionLimits {
+        ConnectionLimits {
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
+            body_read_timeout: DEFAULT_BODY_READ_TIMEOUT,
+        }
+    }
+}
+
+impl ConnectionLimits {
+    /// `ALMANAC_MAX_CONNECTIONS` (a positive integer), `ALMANAC_HEADER_TIMEOUT` and
+    /// `ALMANAC_BODY_TIMEOUT` (seconds, decimals allowed, e.g. `0.5`). These are tuning knobs
+    /// rather than everyday options, so they have no command-line flags; as for every
+    /// variable, an empty value counts as unset.
+    pub fn from_env() -> Result<ConnectionLimits, String> {
+        Self::from_lookup(|name| std::env::var(name).ok())
+    }
+
+    fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<ConnectionLimits, String> {
+        let value = |name: &str| lookup(name).filter(|v| !v.is_empty());
+        let mut limits = ConnectionLimits::default();
+        if let Some(v) = value("ALMANAC_MAX_CONNECTIONS") {
+            limits.max_connections = v
+                .trim()
+                .parse::<usize>()
+                .ok()
+                .filter(|n| (1..=1_000_000).contains(n))
+                .ok_or_else(|| {
+                    format!("invalid ALMANAC_MAX_CONNECTIONS {v:?}: expected an integer from 1 to 1000000")
+                })?;
+        }
+        if let Some(v) = value("ALMANAC_HEADER_TIMEOUT") {
+            limits.header_read_timeout = parse_seconds("ALMANAC_HEADER_TIMEOUT", &v)?;
+        }
+        if let Some(v) = value("ALMANAC_BODY_TIMEOUT") {
+            limits.body_read_timeout = parse_seconds("ALMANAC_BODY_TIMEOUT", &v)?;
+        }
+        Ok(limits)
+    }
+}
+
+/// A positive number of seconds up to an hour.
+fn parse_seconds(name: &str, value: &str) -> Result<Duration, String> {
+    value
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|s| s.is_finite() && *s > 0.0 && *s <= MAX_TIMEOUT.as_secs_f64())
+        .map(Duration::from_secs_f64)
+        .ok_or_else(|| {
+            format!(
+                "invalid {name} {value:?}: expected a number of seconds above 0 and at most {}",
+                MAX_TIMEOUT.as_secs()
+            )
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn connection_limits_from_the_environment() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            ConnectionLimits::from_lookup(move |name| {
+                pairs
+                    .iter()
+                    .find(|(k, _)| *k == name)
+                    .map(|(_, v)| v.to_string())
+            })
+        };
+        assert_eq!(env(&[]), Ok(ConnectionLimits::default()));
+        assert_eq!(
+            env(&[
+                ("ALMANAC_MAX_CONNECTIONS", ""),
+                ("ALMANAC_HEADER_TIMEOUT", "")
+            ]),
+            Ok(ConnectionLimits::default()),
+            "empty counts as unset"
+        );
+        assert_eq!(
+            env(&[
+                ("ALMANAC_MAX_CONNECTIONS", "2"),
+                ("ALMANAC_HEADER_TIMEOUT", "0.5"),
+                ("ALMANAC_BODY_TIMEOUT", "3")
+            ]),
+            Ok(ConnectionLimits {
+                max_connections: 2,
+                header_read_timeout: Duration::from_millis(500),
+                body_read_timeout: Duration::from_secs(3),
+            })
+        );
+        for bad in [
+            ("ALMANAC_MAX_CONNECTIONS", "0"),
+            ("ALMANAC_MAX_CONNECTIONS", "-1"),
+            ("ALMANAC_MAX_CONNECTIONS", "many"),
+            ("ALMANAC_HEADER_TIMEOUT", "0"),
+            ("ALMANAC_HEADER_TIMEOUT", "NaN"),
+            ("ALMANAC_BODY_TIMEOUT", "inf"),
+            ("ALMANAC_BODY_TIMEOUT", "3601"),
+        ] {
+            let pairs: &'static [(&'static str, &'static str)] = Box::leak(Box::new([bad]));
+            assert!(env(pairs).is_err(), "{bad:?}");
+        }
+    }
 
     #[test]
     fn public_urls() {

@@ -3,7 +3,7 @@
 //! and the lock released).
 
 use crate::auth::{password, Authenticator};
-use crate::config::default_public_url;
+use crate::config::{default_public_url, ConnectionLimits};
 use crate::datadir::DataDir;
 use crate::http::{self, AppState};
 use crate::index::indexer::Indexer;
@@ -46,6 +46,8 @@ impl Exit {
 }
 
 pub fn serve(options: ServeOptions) -> Result<(), Exit> {
+    // Step 1 of §8.4: configuration is validated before the data directory is touched.
+    let limits = ConnectionLimits::from_env().map_err(|e| Exit::new(2, e))?;
     let data_dir = DataDir::open(&options.data_dir, true).map_err(crate::cli::data_dir_exit)?;
     let store_path = data_dir.store_path().map_err(crate::cli::data_dir_exit)?;
     let store = Store::open(&store_path).map_err(|e| Exit::new(1, e))?;
@@ -72,7 +74,13 @@ pub fn serve(options: ServeOptions) -> Result<(), Exit> {
         .enable_all()
         .build()
         .map_err(|e| Exit::new(1, e))?;
-    let result = runtime.block_on(run(store.clone(), index.clone(), all_users, options));
+    let result = runtime.block_on(run(
+        store.clone(),
+        index.clone(),
+        all_users,
+        options,
+        limits,
+    ));
     // Requests that outlived the grace period are dropped with the runtime.
     runtime.shutdown_timeout(Duration::from_millis(100));
     // Pending index work completes before the store closes (§8.4).
@@ -88,6 +96,7 @@ async fn run(
     index: Arc<SearchIndex>,
     all_users: Vec<crate::model::User>,
     options: ServeOptions,
+    limits: ConnectionLimits,
 ) -> Result<(), Exit> {
     let listener = tokio::net::TcpListener::bind(options.listen)
         .await
@@ -101,17 +110,15 @@ async fn run(
         index,
         Authenticator::new(all_users),
         &public_url,
+        limits.body_read_timeout,
     ));
 
     let mut sigint = signal(SignalKind::interrupt()).map_err(|e| Exit::new(1, e))?;
     let mut sigterm = signal(SignalKind::terminate()).map_err(|e| Exit::new(1, e))?;
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-    let server = warp::serve(http::filter(state.clone()))
-        .incoming(listener)
-        .graceful(async {
-            let _ = stop_rx.await;
-        })
-        .run();
+    let server = http::connections::serve(listener, state.clone(), limits, async {
+        let _ = stop_rx.await;
+    });
     let server = tokio::spawn(server);
 
     // Scheduled publication (§4.4): at start-up, then every minute.

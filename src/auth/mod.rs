@@ -1,12 +1,15 @@
 //! Users, HTTP Basic authentication and the capability rules.
 //!
 //! Authentication (common.md §3.1, §3.2) turns an `Authorization` header into a [`Caller`].
-//! argon2 is slow by design, so successful verifications are remembered for
-//! [`CACHE_TTL`] in a bounded [`CredentialCache`] keyed by a keyed hash of the header value
-//! (never the password itself).
+//! argon2 is slow by design, so the outcome of a check is remembered for [`CACHE_TTL`] in
+//! bounded [`CredentialCache`]s keyed by a keyed hash of the header value (never the password
+//! itself): successes so that clients are not verified on every request, failures so that a
+//! client repeating refused credentials costs no argon2 run either. New failures lock the user
+//! name or the client address for a while ([`throttle`], an extension).
 
 pub mod capabilities;
 pub mod password;
+pub mod throttle;
 
 pub use capabilities::{Caller, Capability};
 
@@ -15,28 +18,37 @@ use base64::Engine;
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 use std::collections::HashMap;
+use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use throttle::FailureThrottle;
 
-/// How long a verified credential is trusted without running argon2 again.
+/// How long the outcome of a credential check is trusted without running argon2 again.
 pub const CACHE_TTL: Duration = Duration::from_secs(300);
-/// Upper bound on remembered credentials.
+/// Upper bound on remembered credentials (of each outcome).
 pub const CACHE_CAPACITY: usize = 4096;
 
-/// Why a request's credentials were refused (all 401).
+/// Why a request's credentials were refused (401, or 429 for `Throttled`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AuthError {
     /// The Basic payload is not base64, not UTF-8, or has no colon.
     Malformed,
     UnknownUser,
     WrongPassword,
+    /// Too many recent failures for this user name or client address (extension); the
+    /// credentials were not checked.
+    Throttled {
+        retry_after: Duration,
+    },
 }
 
 /// The users of a running server, by lower-cased name. Users only change while the server is
 /// stopped (the CLI refuses a locked data directory), so this is loaded once at start.
 pub struct Authenticator {
     users: HashMap<String, Arc<User>>,
-    cache: CredentialCache,
+    verified: CredentialCache<()>,
+    refused: CredentialCache<AuthError>,
+    throttle: FailureThrottle,
 }
 
 impl Authenticator {
@@ -46,12 +58,19 @@ impl Authenticator {
                 .into_iter()
                 .map(|u| (u.name.to_ascii_lowercase(), Arc::new(u)))
                 .collect(),
-            cache: CredentialCache::new(),
+            verified: CredentialCache::new(),
+            refused: CredentialCache::new(),
+            throttle: FailureThrottle::new(),
         }
     }
 
-    /// Resolves the `Authorization` header: none or a non-Basic scheme is anonymous.
-    pub async fn authenticate(&self, header: Option<&[u8]>) -> Result<Caller, AuthError> {
+    /// Resolves the `Authorization` header of a request from `client`: none or a non-Basic
+    /// scheme is anonymous.
+    pub async fn authenticate(
+        &self,
+        header: Option<&[u8]>,
+        client: IpAddr,
+    ) -> Result<Caller, AuthError> {
         let Some(header) = header else {
             return Ok(Caller::Anonymous);
         };
@@ -59,15 +78,30 @@ impl Authenticator {
             return Ok(Caller::Anonymous);
         };
         let (name, password) = split_credentials(payload)?;
-        let user = self
-            .users
-            .get(&name.to_ascii_lowercase())
-            .cloned()
-            .ok_or(AuthError::UnknownUser)?;
-        let key = self.cache.key(header);
-        if self.cache.is_fresh(&key, &user) {
+        let name = name.to_ascii_lowercase();
+        let user = self.users.get(&name).cloned();
+        // Credentials verified recently pass even while their user or address is locked: they
+        // prove knowledge of the password, they are not a guess.
+        if self.verified.get(header, user.as_deref()).is_some() {
+            let user = user.expect("only known users are verified");
             return Ok(caller_of(&user));
         }
+        // Credentials refused recently get the same answer again, unchecked and uncounted:
+        // repeating them teaches nothing (a misconfigured client retrying is not guessing).
+        if let Some(refusal) = self.refused.get(header, user.as_deref()) {
+            return Err(refusal);
+        }
+        // Unknown names are counted against the address only: they have no account to protect,
+        // and counting them per name would let a flood of invented names evict real records.
+        let known_name = user.as_ref().map(|_| name.as_str());
+        if let Some(retry_after) = self.throttle.locked_for(known_name, client, Instant::now()) {
+            return Err(AuthError::Throttled { retry_after });
+        }
+        let Some(user) = user else {
+            self.throttle.record_failure(None, client, Instant::now());
+            self.refused.remember(header, None, AuthError::UnknownUser);
+            return Err(AuthError::UnknownUser);
+        };
         let verified = {
             let user = user.clone();
             tokio::task::spawn_blocking(move || password::verify(&password, &user.password_hash))
@@ -75,9 +109,14 @@ impl Authenticator {
                 .unwrap_or(false)
         };
         if !verified {
+            self.throttle
+                .record_failure(known_name, client, Instant::now());
+            self.refused
+                .remember(header, Some(&user), AuthError::WrongPassword);
             return Err(AuthError::WrongPassword);
         }
-        self.cache.remember(key, &user);
+        self.throttle.record_success(&name);
+        self.verified.remember(header, Some(&user), ());
         Ok(caller_of(&user))
     }
 }
@@ -109,57 +148,63 @@ fn split_credentials(payload: &[u8]) -> Result<(String, String), AuthError> {
     Ok((name.to_string(), password.to_string()))
 }
 
-struct CacheEntry {
-    user_id: u64,
-    /// Keyed hash of the PHC string the credential was verified against: a changed password
-    /// (or a recreated user) invalidates the entry.
-    hash_fingerprint: [u8; 32],
-    role: crate::model::Role,
-    verified_at: Instant,
+struct CacheEntry<T> {
+    outcome: T,
+    /// Keyed hash of the user's ID, role and PHC string at the time of the check (`None` for
+    /// an unknown user): a changed password, role or recreated user invalidates the entry.
+    user_fingerprint: Option<[u8; 32]>,
+    checked_at: Instant,
 }
 
-/// Bounded, time-limited memory of verified `Authorization` header values.
-pub struct CredentialCache {
+/// Bounded, time-limited memory of checked `Authorization` header values and what the check
+/// concluded (`T`).
+pub struct CredentialCache<T> {
     secret: [u8; 32],
-    entries: Mutex<HashMap<[u8; 32], CacheEntry>>,
+    entries: Mutex<HashMap<[u8; 32], CacheEntry<T>>>,
 }
 
-impl CredentialCache {
-    fn new() -> CredentialCache {
+impl<T: Copy> CredentialCache<T> {
+    fn new() -> CredentialCache<T> {
         CredentialCache {
             secret: rand::random(),
             entries: Mutex::new(HashMap::new()),
         }
     }
 
-    fn key(&self, bytes: &[u8]) -> [u8; 32] {
+    fn mac(&self, bytes: &[u8]) -> [u8; 32] {
         let mut mac =
             Hmac::<Sha256>::new_from_slice(&self.secret).expect("HMAC accepts any key length");
         mac.update(bytes);
         mac.finalize().into_bytes().into()
     }
 
-    fn is_fresh(&self, key: &[u8; 32], user: &User) -> bool {
-        let fingerprint = self.key(user.password_hash.as_bytes());
-        let entries = self.entries.lock().expect("credential cache lock");
-        entries.get(key).is_some_and(|e| {
-            e.user_id == user.id
-                && e.role == user.role
-                && e.hash_fingerprint == fingerprint
-                && e.verified_at.elapsed() < CACHE_TTL
-        })
+    fn fingerprint(&self, user: Option<&User>) -> Option<[u8; 32]> {
+        user.map(|u| self.mac(format!("{}\0{:?}\0{}", u.id, u.role, u.password_hash).as_bytes()))
     }
 
-    fn remember(&self, key: [u8; 32], user: &User) {
+    /// The remembered outcome for this header value, if fresh and still about the same user.
+    fn get(&self, header: &[u8], user: Option<&User>) -> Option<T> {
+        let key = self.mac(header);
+        let fingerprint = self.fingerprint(user);
+        let entries = self.entries.lock().expect("credential cache lock");
+        // Plain `==` on the fingerprint is fine: both sides are HMACs under the cache's secret of
+        // server-side data, so timing reveals nothing a client could use.
+        entries
+            .get(&key)
+            .filter(|e| e.user_fingerprint == fingerprint && e.checked_at.elapsed() < CACHE_TTL)
+            .map(|e| e.outcome)
+    }
+
+    fn remember(&self, header: &[u8], user: Option<&User>, outcome: T) {
         let entry = CacheEntry {
-            user_id: user.id,
-            hash_fingerprint: self.key(user.password_hash.as_bytes()),
-            role: user.role,
-            verified_at: Instant::now(),
+            outcome,
+            user_fingerprint: self.fingerprint(user),
+            checked_at: Instant::now(),
         };
+        let key = self.mac(header);
         let mut entries = self.entries.lock().expect("credential cache lock");
         if entries.len() >= CACHE_CAPACITY {
-            entries.retain(|_, e| e.verified_at.elapsed() < CACHE_TTL);
+            entries.retain(|_, e| e.checked_at.elapsed() < CACHE_TTL);
             if entries.len() >= CACHE_CAPACITY {
                 // Still full of live entries: forget them all rather than grow without bound;
                 // the cost is one argon2 verification per active client.
@@ -174,6 +219,8 @@ impl CredentialCache {
 mod tests {
     use super::*;
     use crate::model::Role;
+
+    const CLIENT: IpAddr = IpAddr::V4(std::net::Ipv4Addr::LOCALHOST);
 
     fn basic(s: &str) -> Vec<u8> {
         format!(
@@ -199,48 +246,87 @@ mod tests {
             id: 3,
             role: Role::Author,
         };
-        assert_eq!(auth.authenticate(None).await, Ok(Caller::Anonymous));
+        assert_eq!(auth.authenticate(None, CLIENT).await, Ok(Caller::Anonymous));
         assert_eq!(
-            auth.authenticate(Some(b"Bearer abc")).await,
+            auth.authenticate(Some(b"Bearer abc"), CLIENT).await,
             Ok(Caller::Anonymous)
         );
-        assert_eq!(auth.authenticate(Some(&basic("ANA:pa:ss"))).await, Ok(ana));
-        // Second time from the cache.
-        assert_eq!(auth.authenticate(Some(&basic("ANA:pa:ss"))).await, Ok(ana));
         assert_eq!(
-            auth.authenticate(Some(&basic("ana:pa"))).await,
+            auth.authenticate(Some(&basic("ANA:pa:ss")), CLIENT).await,
+            Ok(ana)
+        );
+        // Second time from the cache.
+        assert_eq!(
+            auth.authenticate(Some(&basic("ANA:pa:ss")), CLIENT).await,
+            Ok(ana)
+        );
+        assert_eq!(
+            auth.authenticate(Some(&basic("ana:pa")), CLIENT).await,
             Err(AuthError::WrongPassword)
         );
         assert_eq!(
-            auth.authenticate(Some(&basic(":x"))).await,
+            auth.authenticate(Some(&basic(":x")), CLIENT).await,
             Err(AuthError::UnknownUser)
         );
         assert_eq!(
-            auth.authenticate(Some(&basic("nocolon"))).await,
+            auth.authenticate(Some(&basic("nocolon")), CLIENT).await,
             Err(AuthError::Malformed)
         );
         assert_eq!(
-            auth.authenticate(Some(b"Basic !!!")).await,
+            auth.authenticate(Some(b"Basic !!!"), CLIENT).await,
             Err(AuthError::Malformed)
         );
     }
 
+    #[tokio::test]
+    async fn new_failures_lock_the_name_but_not_recently_verified_credentials() {
+        let auth = authenticator();
+        let right = basic("ana:pa:ss");
+        assert!(auth.authenticate(Some(&right), CLIENT).await.is_ok());
+        // Repeating the same refused credentials is answered from memory and not counted.
+        for _ in 0..=throttle::USER_FREE_FAILURES * 2 {
+            assert_eq!(
+                auth.authenticate(Some(&basic("ana:same")), CLIENT).await,
+                Err(AuthError::WrongPassword)
+            );
+        }
+        for guess in 0..throttle::USER_FREE_FAILURES {
+            assert_eq!(
+                auth.authenticate(Some(&basic(&format!("ana:guess{guess}"))), CLIENT)
+                    .await,
+                Err(AuthError::WrongPassword)
+            );
+        }
+        assert!(matches!(
+            auth.authenticate(Some(&basic("ana:another")), CLIENT).await,
+            Err(AuthError::Throttled { retry_after }) if retry_after <= throttle::FIRST_LOCK
+        ));
+        // Not verified before: refused unchecked, whatever the password.
+        assert!(matches!(
+            auth.authenticate(Some(&basic("Ana:pa:ss")), CLIENT).await,
+            Err(AuthError::Throttled { .. })
+        ));
+        // The exact credentials verified before still pass.
+        assert!(auth.authenticate(Some(&right), CLIENT).await.is_ok());
+    }
+
     #[test]
-    fn cache_entries_die_with_a_password_change() {
-        let cache = CredentialCache::new();
+    fn cache_entries_die_with_a_password_or_role_change() {
+        let cache = CredentialCache::<()>::new();
         let mut user = User {
             id: 1,
             name: "a".into(),
             role: Role::Editor,
             password_hash: "h1".into(),
         };
-        let key = cache.key(b"Basic xyz");
-        cache.remember(key, &user);
-        assert!(cache.is_fresh(&key, &user));
+        cache.remember(b"Basic xyz", Some(&user), ());
+        assert_eq!(cache.get(b"Basic xyz", Some(&user)), Some(()));
+        assert_eq!(cache.get(b"Basic xyZ", Some(&user)), None);
+        assert_eq!(cache.get(b"Basic xyz", None), None);
         user.password_hash = "h2".into();
-        assert!(!cache.is_fresh(&key, &user));
+        assert_eq!(cache.get(b"Basic xyz", Some(&user)), None);
         user.password_hash = "h1".into();
         user.role = Role::Subscriber;
-        assert!(!cache.is_fresh(&key, &user));
+        assert_eq!(cache.get(b"Basic xyz", Some(&user)), None);
     }
 }

@@ -141,6 +141,36 @@ impl ApiError {
         )
     }
 
+    /// Extension: credentials refused unchecked after repeated failures for the same user name
+    /// or client address (`auth::throttle`). `retry_after` (whole seconds, rounded up) is also
+    /// sent as the `Retry-After` header.
+    pub fn too_many_attempts(retry_after: std::time::Duration) -> ApiError {
+        ApiError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            "rest_too_many_attempts",
+            "Too many failed authentication attempts. Try again later.",
+        )
+        .with("retry_after", json!(whole_seconds(retry_after)))
+    }
+
+    /// Extension: the request body did not arrive within the body read timeout
+    /// (`ALMANAC_BODY_TIMEOUT`).
+    pub fn request_timeout(limit: std::time::Duration) -> ApiError {
+        ApiError::new(
+            StatusCode::REQUEST_TIMEOUT,
+            "rest_request_timeout",
+            "The request body was not received in time.",
+        )
+        .with("max_seconds", json!(limit.as_secs_f64()))
+    }
+
+    /// The `Retry-After` value of a 429, if this is one.
+    pub fn retry_after(&self) -> Option<u64> {
+        (self.status == StatusCode::TOO_MANY_REQUESTS)
+            .then(|| self.data.get("retry_after").and_then(Value::as_u64))
+            .flatten()
+    }
+
     pub fn internal() -> ApiError {
         ApiError::new(
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -169,6 +199,9 @@ impl From<AuthError> for ApiError {
                 "incorrect_password",
                 "The provided password is an invalid application password.",
             ),
+            AuthError::Throttled { retry_after } => {
+                return ApiError::too_many_attempts(retry_after)
+            }
         };
         ApiError::new(StatusCode::UNAUTHORIZED, code, message)
     }
@@ -179,6 +212,11 @@ impl From<crate::store::StoreError> for ApiError {
         tracing::error!(error = %e, "store failure");
         ApiError::internal()
     }
+}
+
+/// Seconds, rounded up, so that a client waiting that long is never early.
+fn whole_seconds(d: std::time::Duration) -> u64 {
+    d.as_secs() + u64::from(d.subsec_nanos() > 0)
 }
 
 /// The one mapping of use-case failures to the contract's codes (common.md §5).

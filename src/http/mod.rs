@@ -3,6 +3,7 @@
 //! implemented by [`process`] over the [`routes::RouteTable`].
 
 pub mod body;
+pub mod connections;
 pub mod error;
 pub mod links;
 pub mod lists;
@@ -25,8 +26,9 @@ pub use response::ApiResponse;
 use response::Finish;
 use routes::{PathValues, RouteTable, Target};
 use serde_json::json;
+use std::net::IpAddr;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use warp::http::header::{HeaderMap, HeaderName};
 use warp::http::Method;
 use warp::reply::Response;
@@ -42,6 +44,8 @@ pub struct AppState {
     /// `P` of the contract: absolute, no trailing slash.
     pub public_url: Arc<str>,
     pub routes: RouteTable,
+    /// How long a client may take to send a request body (`ConnectionLimits`).
+    pub body_read_timeout: Duration,
 }
 
 impl AppState {
@@ -50,6 +54,7 @@ impl AppState {
         index: Arc<crate::index::SearchIndex>,
         auth: Authenticator,
         public_url: &str,
+        body_read_timeout: Duration,
     ) -> AppState {
         AppState {
             store,
@@ -57,6 +62,7 @@ impl AppState {
             auth,
             public_url: public_url.into(),
             routes: RouteTable::new(route_table()),
+            body_read_timeout,
         }
     }
 }
@@ -88,9 +94,10 @@ pub struct Context {
     pub route: usize,
 }
 
-/// The warp filter serving every request.
+/// The warp filter serving every request of one connection, from `client`.
 pub fn filter(
     state: Arc<AppState>,
+    client: IpAddr,
 ) -> impl Filter<Extract = (Response,), Error = warp::Rejection> + Clone {
     let query = warp::query::raw().or(warp::any().map(String::new)).unify();
     warp::any()
@@ -101,15 +108,16 @@ pub fn filter(
         .and(warp::header::headers_cloned())
         .and(warp::body::stream())
         .then(
-            |state: Arc<AppState>,
-             method: Method,
-             path: warp::path::FullPath,
-             query: String,
-             headers: HeaderMap,
-             body| async move {
+            move |state: Arc<AppState>,
+                  method: Method,
+                  path: warp::path::FullPath,
+                  query: String,
+                  headers: HeaderMap,
+                  body| async move {
                 let started = Instant::now();
                 let response = process(
                     &state,
+                    client,
                     method.clone(),
                     path.as_str(),
                     &query,
@@ -133,6 +141,7 @@ pub fn filter(
 /// Steps 1–12 of common.md §1.10, and the finishing of the answer.
 async fn process<S, B>(
     state: &AppState,
+    client: IpAddr,
     method: Method,
     path: &str,
     query: &str,
@@ -171,11 +180,20 @@ where
         let authorization = headers.get(warp::http::header::AUTHORIZATION);
         match state
             .auth
-            .authenticate(authorization.map(|v| v.as_bytes()))
+            .authenticate(authorization.map(|v| v.as_bytes()), client)
             .await
         {
             Ok(caller) => finish.caller = caller,
-            Err(e) => return finish.error(&ApiError::from(e)),
+            Err(e) => {
+                let error = ApiError::from(e);
+                let mut response = finish.error(&error);
+                if let Some(seconds) = error.retry_after() {
+                    response
+                        .headers_mut()
+                        .insert(warp::http::header::RETRY_AFTER, seconds.into());
+                }
+                return response;
+            }
         }
     }
     // Step 3: method override.
@@ -234,10 +252,13 @@ where
         return finish.success(ApiResponse::ok(meta::route_entry(route, &links)), None);
     }
 
-    // Step 6: the body (read for the size limit even when it is ignored).
-    let bytes = match body::read_limited(headers, body).await {
-        Ok(bytes) => bytes,
-        Err(e) => return finish.error(&e),
+    // Step 6: the body (read for the size limit even when it is ignored). A client that
+    // trickles it would otherwise hold its connection for as long as it likes.
+    let limit = state.body_read_timeout;
+    let bytes = match tokio::time::timeout(limit, body::read_limited(headers, body)).await {
+        Ok(Ok(bytes)) => bytes,
+        Ok(Err(e)) => return finish.error(&e),
+        Err(_elapsed) => return finish.error(&ApiError::request_timeout(limit)),
     };
     // Step 7: parameters (body wins over query).
     let mut raw = query_params;

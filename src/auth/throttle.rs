@@ -1,0 +1,254 @@
+//! Slowing down password guessing (extension: the contract has no rate limiting, common.md
+//! §6.6; this only ever refuses credentials, never anonymous requests).
+//!
+//! Failed Basic verifications with new credentials are counted per user name and per client
+//! address (a client repeating credentials already refused is answered from the refusal cache
+//! and not counted: that is a misconfigured client, not a guesser). Past a few free failures, each further failure locks that key for a window that doubles with every
+//! failure (1 s, 2 s, 4 s, … up to 5 minutes). While a key is locked, credentials for it are
+//! refused with 429 `rest_too_many_attempts` without running argon2, so guessing gets no
+//! answers and costs the server nothing. A successful verification clears the user's count.
+//!
+//! Why two keys: the per-user count protects one account against guesses from many addresses;
+//! the per-address count stops one client from spraying guesses over many accounts (unknown
+//! names included, which have no account to count against). An address may be shared by many
+//! honest users (NAT, a reverse proxy), so it gets five times the free failures of a user.
+//! Other users are not slowed by someone else's failures unless they share the guesser's
+//! address and it is locked; even then credentials verified recently (in the credential
+//! cache) pass, because they prove knowledge rather than guess.
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// Failures for one user name that are answered normally before locking starts: enough for an
+/// owner's typos, while the doubling windows after them make guessing hopeless.
+pub const USER_FREE_FAILURES: u32 = 10;
+/// Failures from one address answered normally before locking starts (shared addresses).
+pub const ADDRESS_FREE_FAILURES: u32 = 50;
+/// The first lock window; each further failure doubles it.
+pub const FIRST_LOCK: Duration = Duration::from_secs(1);
+/// The longest lock window: long enough to make guessing useless (a dozen guesses an hour),
+/// short enough that a locked-out owner is back within minutes.
+pub const MAX_LOCK: Duration = Duration::from_secs(300);
+/// A key whose last failure is this old is forgotten (its count starts again from zero).
+pub const FORGET_AFTER: Duration = Duration::from_secs(900);
+/// Upper bound on remembered keys, so a flood of distinct names or addresses cannot grow
+/// memory without bound (about 100 bytes each).
+pub const CAPACITY: usize = 16_384;
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Key {
+    /// A user name, lower-cased (names are unique ASCII-case-insensitively).
+    User(String),
+    Address(IpAddr),
+}
+
+impl Key {
+    fn free_failures(&self) -> u32 {
+        match self {
+            Key::User(_) => USER_FREE_FAILURES,
+            Key::Address(_) => ADDRESS_FREE_FAILURES,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Record {
+    failures: u32,
+    locked_until: Instant,
+    last_failure: Instant,
+}
+
+/// Bounded memory of recent authentication failures.
+pub struct FailureThrottle {
+    records: Mutex<HashMap<Key, Record>>,
+}
+
+impl FailureThrottle {
+    pub fn new() -> FailureThrottle {
+        FailureThrottle {
+            records: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// How much longer credentials for this user (if it exists) or from this address are
+    /// refused; `None` when neither is locked.
+    pub fn locked_for(
+        &self,
+        user: Option<&str>,
+        address: IpAddr,
+        now: Instant,
+    ) -> Option<Duration> {
+        let records = self.records.lock().expect("throttle lock");
+        keys(user, address)
+            .filter_map(|key| records.get(&key))
+            .filter(|r| r.locked_until > now)
+            .map(|r| r.locked_until - now)
+            .max()
+    }
+
+    /// Counts a failed verification for the user (if it exists) and the address.
+    pub fn record_failure(&self, user: Option<&str>, address: IpAddr, now: Instant) {
+        let mut records = self.records.lock().expect("throttle lock");
+        for key in keys(user, address) {
+            if !records.contains_key(&key) && records.len() >= CAPACITY {
+                make_room(&mut records, now);
+            }
+            let free = key.free_failures();
+            let record = records.entry(key).or_insert(Record {
+                failures: 0,
+                locked_until: now,
+                last_failure: now,
+            });
+            if now.duration_since(record.last_failure) > FORGET_AFTER {
+                record.failures = 0;
+            }
+            record.failures = record.failures.saturating_add(1);
+            record.last_failure = now;
+            if record.failures > free {
+                record.locked_until = now + lock_window(record.failures - free);
+            }
+        }
+    }
+
+    /// A successful verification: the user's count starts again. The address keeps its count
+    /// (it only fades with time), so one valid account cannot launder guesses at others.
+    pub fn record_success(&self, user: &str) {
+        let mut records = self.records.lock().expect("throttle lock");
+        records.remove(&Key::User(user.to_ascii_lowercase()));
+    }
+}
+
+impl Default for FailureThrottle {
+    fn default() -> FailureThrottle {
+        FailureThrottle::new()
+    }
+}
+
+fn keys(user: Option<&str>, address: IpAddr) -> impl Iterator<Item = Key> {
+    user.map(|name| Key::User(name.to_ascii_lowercase()))
+        .into_iter()
+        .chain(std::iter::once(Key::Address(address_key(address))))
+}
+
+/// IPv6 clients usually control a whole /64, so that is what one address means here; IPv4
+/// addresses (also when mapped into IPv6) are taken as they are.
+fn address_key(address: IpAddr) -> IpAddr {
+    match address {
+        IpAddr::V4(_) => address,
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => {
+                let mut segments = v6.segments();
+                segments[4..].fill(0);
+                IpAddr::V6(segments.into())
+            }
+        },
+    }
+}
+
+/// The lock window after the `n`-th failure past the free ones (n ≥ 1).
+fn lock_window(n: u32) -> Duration {
+    let doublings = (n - 1).min(16);
+    FIRST_LOCK.saturating_mul(1 << doublings).min(MAX_LOCK)
+}
+
+/// Forgets old records; when the map is still full of live ones, forgets the tenth with the
+/// oldest failures at once, so the cost of this scan is shared by the next insertions.
+fn make_room(records: &mut HashMap<Key, Record>, now: Instant) {
+    records.retain(|_, r| now.duration_since(r.last_failure) <= FORGET_AFTER);
+    if records.len() < CAPACITY {
+        return;
+    }
+    let mut ages: Vec<Instant> = records.values().map(|r| r.last_failure).collect();
+    let (_, cut, _) = ages.select_nth_unstable(CAPACITY / 10);
+    let cut = *cut;
+    records.retain(|_, r| r.last_failure > cut);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ip(s: &str) -> IpAddr {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn a_user_is_locked_after_the_free_failures_for_a_doubling_window() {
+        let throttle = FailureThrottle::new();
+        let t0 = Instant::now();
+        let from = ip("192.0.2.1");
+        for _ in 0..USER_FREE_FAILURES {
+            assert_eq!(throttle.locked_for(Some("Ana"), from, t0), None);
+            throttle.record_failure(Some("Ana"), from, t0);
+        }
+        assert_eq!(throttle.locked_for(Some("ana"), from, t0), None);
+        throttle.record_failure(Some("ana"), from, t0);
+        assert_eq!(throttle.locked_for(Some("ANA"), from, t0), Some(FIRST_LOCK));
+        // Another user from another address is unaffected; the same user from anywhere is not.
+        assert_eq!(throttle.locked_for(Some("bo"), ip("192.0.2.2"), t0), None);
+        assert!(throttle
+            .locked_for(Some("ana"), ip("198.51.100.7"), t0)
+            .is_some());
+        // After the window, the next failure locks for twice as long.
+        let t1 = t0 + FIRST_LOCK;
+        assert_eq!(throttle.locked_for(Some("ana"), from, t1), None);
+        throttle.record_failure(Some("ana"), from, t1);
+        assert_eq!(
+            throttle.locked_for(Some("ana"), from, t1),
+            Some(FIRST_LOCK * 2)
+        );
+        // Success resets the user.
+        throttle.record_success("Ana");
+        assert_eq!(throttle.locked_for(Some("ana"), ip("192.0.2.9"), t1), None);
+    }
+
+    #[test]
+    fn an_address_is_locked_after_its_own_free_failures_over_many_names() {
+        let throttle = FailureThrottle::new();
+        let t0 = Instant::now();
+        let from = ip("2001:db8:1:2:3:4:5:6");
+        for _ in 0..=ADDRESS_FREE_FAILURES {
+            throttle.record_failure(None, from, t0);
+        }
+        // The same /64 is the same client; another /64 is not.
+        assert_eq!(
+            throttle.locked_for(Some("new"), ip("2001:db8:1:2::99"), t0),
+            Some(FIRST_LOCK)
+        );
+        assert_eq!(throttle.locked_for(None, ip("2001:db8:1:3::1"), t0), None);
+        // Forgotten after a quiet period.
+        let later = t0 + FORGET_AFTER + Duration::from_secs(1);
+        throttle.record_failure(None, from, later);
+        assert_eq!(throttle.locked_for(None, from, later), None);
+    }
+
+    #[test]
+    fn lock_windows_double_up_to_the_maximum() {
+        assert_eq!(lock_window(1), FIRST_LOCK);
+        assert_eq!(lock_window(4), FIRST_LOCK * 8);
+        assert_eq!(lock_window(10), MAX_LOCK);
+        assert_eq!(lock_window(u32::MAX), MAX_LOCK);
+    }
+
+    #[test]
+    fn memory_stays_bounded() {
+        let throttle = FailureThrottle::new();
+        let t0 = Instant::now();
+        for i in 0..(CAPACITY as u32 + 5_000) {
+            let from = IpAddr::V4(i.into());
+            throttle.record_failure(None, from, t0 + Duration::from_millis(i.into()));
+        }
+        let len = throttle.records.lock().unwrap().len();
+        assert!(len <= CAPACITY, "{len} records");
+        // The most recent failures are the ones kept.
+        let last = IpAddr::V4((CAPACITY as u32 + 4_999).into());
+        assert!(throttle
+            .records
+            .lock()
+            .unwrap()
+            .contains_key(&Key::Address(last)));
+    }
+}
