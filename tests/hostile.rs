@@ -467,6 +467,83 @@ fn a_numeric_term_item_beyond_64_bits_is_an_unknown_id_not_a_new_term() {
     assert_eq!(count("tags"), tags);
 }
 
+/// §9.6.2 bounds every date-time to 0001–9999, which §9.6.5's `YYYY-MM-DD HH:MM:SS` relies on.
+/// The all-day end of day or a new zone for stored wall clocks can carry an event's UTC dates
+/// past those bounds although every value sent was in range: such writes are refused, naming
+/// the date that would leave the range, and change nothing.
+#[test]
+fn event_dates_whose_utc_values_would_leave_years_1_to_9999_are_refused() {
+    let s = server();
+    writes_nothing("dates beyond the range", || {
+        for (body, names) in [
+            (
+                json!({"title": "Last day", "start_date": "9999-12-31 01:00", "end_date": "9999-12-31 02:00", "timezone": "UTC-12", "all_day": true}),
+                &["end_date"][..],
+            ),
+            (
+                json!({"title": "Last hour", "start_date": "9999-12-31 23:00", "end_date": "9999-12-31 23:30", "timezone": "UTC-1"}),
+                &["start_date", "end_date"][..],
+            ),
+            (
+                json!({"title": "First hour", "start_date": "0001-01-01 00:00", "end_date": "0001-01-01 00:30", "timezone": "Asia/Tokyo"}),
+                &["start_date", "end_date"][..],
+            ),
+            (
+                json!({"title": "Late news", "start_date": "2031-01-01", "end_date": "2031-01-02", "date": "9999-12-31 23:30", "timezone": "UTC-1"}),
+                &["date"][..],
+            ),
+        ] {
+            let r = post_json(
+                &format!("{NS}/events"),
+                &ADMIN,
+                &serde_json::to_vec(&body).unwrap(),
+            );
+            let expected: Vec<(&str, &str)> =
+                names.iter().map(|n| (*n, "rest_invalid_format")).collect();
+            assert_invalid_params(&r, &expected);
+        }
+    });
+    // Stored wall clocks re-read in a new zone (events.md §4.3 rule 7), and all-day switched on
+    // later: refused, and the event stays as it was.
+    let r = post_json(
+        &format!("/es{NS}/events"),
+        &ADMIN,
+        br#"{"title":"Edge of time","start_date":"9999-12-31 22:00","end_date":"9999-12-31 23:00"}"#,
+    );
+    assert_eq!(r.status, 201, "{}", r.describe());
+    let id = r.json()["id"].as_u64().unwrap();
+    let before = s.get_as(&format!("{NS}/events/{id}"), &ADMIN).body;
+    for (body, names) in [
+        (
+            &br#"{"timezone":"UTC-12"}"#[..],
+            &["start_date", "end_date"][..],
+        ),
+        (
+            br#"{"timezone":"America/Los_Angeles"}"#,
+            &["start_date", "end_date"][..],
+        ),
+        (br#"{"timezone":"UTC-2","all_day":true}"#, &["end_date"][..]),
+    ] {
+        let r = post_json(&format!("{NS}/events/{id}"), &ADMIN, body);
+        let expected: Vec<(&str, &str)> =
+            names.iter().map(|n| (*n, "rest_invalid_format")).collect();
+        assert_invalid_params(&r, &expected);
+        assert!(
+            s.get_as(&format!("{NS}/events/{id}"), &ADMIN).body == before,
+            "a refused update changed the event"
+        );
+    }
+    // Within the range everything is written as four-digit years.
+    let r = post_json(
+        &format!("{NS}/events/{id}"),
+        &ADMIN,
+        br#"{"timezone":"UTC+12"}"#,
+    );
+    assert_eq!(r.status, 200, "{}", r.describe());
+    assert_eq!(r.json()["utc_start_date"], "9999-12-31 10:00:00");
+    assert_healthy();
+}
+
 // ---------------------------------------------------------------------------------------------
 // Size and depth
 // ---------------------------------------------------------------------------------------------

@@ -133,17 +133,37 @@ fn check_references(
 
 /// Parses `start_date`/`end_date` in the reference zone of §4.3 and applies the all-day and
 /// end-before-start rules. `current` holds the stored values on update.
+///
+/// Validation read the values in UTC; in the event's zone a value near the ends of the range
+/// may not exist (`9999-12-31 23:00` in `UTC-1` is in year 10000), and the all-day end of day or
+/// a new zone for the stored wall clocks can carry the UTC values beyond 0001–9999 although
+/// every value sent was in range. Either way the write is refused, naming the date concerned
+/// (common.md §9.6.2), rather than the value being dropped or written in a form that is no
+/// longer `YYYY-MM-DD HH:MM:SS`.
 fn schedule_dates(
     event: &mut Event,
     fields: &EventFields,
     zone: &Zone,
     now: chrono::DateTime<chrono::Utc>,
-) {
-    let parse = |v: &Value| datetime::parse(v, zone, now).ok().map(|d| d.local);
-    if let Some(start) = fields.start_date.as_ref().and_then(parse) {
+) -> ServiceResult<()> {
+    let mut invalid: Vec<(String, Invalid)> = Vec::new();
+    let mut parse = |name: &str, v: &Value| match datetime::parse(v, zone, now) {
+        Ok(d) => Some(d.local),
+        Err(why) => {
+            invalid.push((name.to_owned(), why));
+            None
+        }
+    };
+    let start = fields
+        .start_date
+        .as_ref()
+        .and_then(|v| parse("start_date", v));
+    let end = fields.end_date.as_ref().and_then(|v| parse("end_date", v));
+    fail_if_invalid(invalid)?;
+    if let Some(start) = start {
         event.start_local = start;
     }
-    if let Some(end) = fields.end_date.as_ref().and_then(parse) {
+    if let Some(end) = end {
         event.end_local = end;
     }
     if let Some(all_day) = fields.all_day {
@@ -161,6 +181,26 @@ fn schedule_dates(
         event.end_local = event.start_local;
     }
     event.place_in(zone);
+    let first = chrono::NaiveDate::from_ymd_opt(1, 1, 1)
+        .expect("a valid date")
+        .and_time(NaiveTime::MIN);
+    let last = chrono::NaiveDate::from_ymd_opt(9999, 12, 31)
+        .expect("a valid date")
+        .and_hms_opt(23, 59, 59)
+        .expect("a valid time");
+    let outside = [("start_date", event.start_utc), ("end_date", event.end_utc)]
+        .into_iter()
+        .filter(|(_, utc)| !(first..=last).contains(utc))
+        .map(|(name, _)| {
+            let why = Invalid::new(
+                SubCode::InvalidFormat,
+                "is outside the supported range 0001-01-01 00:00:00 to 9999-12-31 23:59:59 \
+                 once converted to UTC.",
+            );
+            (name.to_owned(), why)
+        })
+        .collect();
+    fail_if_invalid(outside)
 }
 
 /// Resolves term references (§4.8): IDs of the language are kept, unknown IDs skipped, names
@@ -213,7 +253,7 @@ fn apply_fields(
 ) -> ServiceResult<()> {
     let language = event.post.language;
     let zone = fields.timezone.clone().or(stored_zone).unwrap_or(Zone::Utc);
-    schedule_dates(event, fields, &zone, request.now.and_utc());
+    schedule_dates(event, fields, &zone, request.now.and_utc())?;
     macro_rules! set {
         ($($field:ident),*) => {$(
             if let Some(v) = fields.$field {

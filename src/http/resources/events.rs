@@ -448,6 +448,14 @@ fn write(ctx: &Context) -> (Params, crate::service::posts::PostWrite, EventField
     let mut params = ctx.params.clone();
     let fields = event_fields(&mut params);
     let zone = fields.timezone.clone().unwrap_or(Zone::Utc);
+    // Validation read `date` in UTC; in the request's zone a value at the ends of the range
+    // may not exist (`9999-12-31 23:30` in `UTC-1`). Refuse it rather than drop it.
+    if let Some(Err(why)) = params
+        .get("date")
+        .map(|v| datetime::parse(v, &zone, chrono::Utc::now()))
+    {
+        params.refuse("date", why);
+    }
     let write = post_write(&params, "title", &zone);
     (params, write, fields)
 }
