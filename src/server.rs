@@ -169,8 +169,8 @@ async fn run(
     Ok(())
 }
 
-/// Fills a store without events with the generated demo calendar (dates from today on). The
-/// index is then built from the store by the start-up that follows.
+/// Fills a store without events with the demo calendar (data/demo.jsonl, moved so that it is
+/// upcoming). The index then catches up with the store in the start-up that follows.
 fn load_demo(store: &Store) -> Result<(), Exit> {
     let has_events = store
         .read()
