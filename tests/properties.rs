@@ -618,6 +618,22 @@ proptest! {
         prop_assert_eq!(text::sanitize_html(&input), format!("{before}{after}"));
     }
 
+    /// A plain `<` followed by removed markup and then tag-like text must not turn into a tag
+    /// once the markup between them is gone (`<</script>img onerror=…>`).
+    #[test]
+    fn removing_markup_never_joins_a_plain_lt_into_a_new_tag(
+        removed in prop::sample::select(vec!["</script>", "<script></script>", "</style>", "<embed>", "<object></object>", "</form>", "<iframe>x</iframe>", "<STYLE a='>'>b</style >"]),
+        lts in 1usize..4,
+        tag in prop::sample::select(vec!["img src=x onerror=alert(1)>", "/a onclick=alert(1)>", "!--x-->", "svg onload=alert(1)>", "a href=javascript:alert(1)>"]),
+        before in "[a-z ]{0,5}",
+    ) {
+        let input = format!("{before}{}{removed}{tag}", "<".repeat(lts));
+        let out = text::sanitize_html(&input);
+        prop_assert_eq!(text::sanitize_html(&out), out.clone(), "input {:?}", input);
+        let lower = out.to_ascii_lowercase();
+        prop_assert!(!lower.contains("<img") && !lower.contains("<svg") && !lower.contains("<a "), "{:?} -> {:?}", input, out);
+    }
+
     #[test]
     fn text_without_markup_is_left_alone(s in "[^<&]{0,60}") {
         prop_assert_eq!(text::sanitize_html(&s), s.clone());

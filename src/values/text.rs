@@ -104,12 +104,13 @@ fn starts_with_block_tag(block: &str) -> bool {
 /// Removes the dangerous constructs of §9.13 from the text of a caller without
 /// `unfiltered_html`: `script`, `style`, `iframe`, `object`, `embed` and `form` elements with
 /// their content, `on…` event attributes, and attributes holding a `javascript:` URL.
-/// Everything else is kept byte for byte.
+/// Everything else is kept byte for byte, with the one exception said last.
 ///
 /// Markup is read as a browser reads it (quoted attribute values, comments, raw-text
 /// elements). Where that reading is uncertain the rule errs on the side of removing: an
 /// element left open is removed up to the end of the text, and a tag that the text ends inside
-/// of is dropped, as browsers drop it.
+/// of is dropped, as browsers drop it. A plain `<` that a removal would join to the following
+/// text into new markup is written as `&lt;` (see [`push_text`]).
 pub fn sanitize_html(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     sanitize_into(&mut out, text, true);
@@ -122,7 +123,7 @@ pub fn sanitize_html(text: &str) -> String {
 fn sanitize_into(out: &mut String, text: &str, raw_text_aware: bool) {
     let mut rest = text;
     while let Some(i) = rest.find('<') {
-        out.push_str(&rest[..i]);
+        push_text(out, &rest[..i]);
         let tail = &rest[i..];
         rest = match markup(tail) {
             None => {
@@ -157,7 +158,32 @@ fn sanitize_into(out: &mut String, text: &str, raw_text_aware: bool) {
             }
         };
     }
-    out.push_str(rest);
+    push_text(out, rest);
+}
+
+/// Appends text. Text never holds `<`, so an output that ends with `<` ends with a plain `<`
+/// that was followed by something else in the input. If a removal has just brought `text`
+/// next to it and the two would now open markup (`<</script>img onerror=…>` would become
+/// `<img onerror=…>`), the `<` is written as `&lt;`, the same character for a browser, so
+/// that removing markup never creates any.
+fn push_text(out: &mut String, text: &str) {
+    if out.ends_with('<') && opens_markup(text) {
+        out.pop();
+        out.push_str("&lt;");
+    }
+    out.push_str(text);
+}
+
+/// Whether `<` followed by `after` starts markup for [`markup`]: a letter, `!`, `?`, or `/`
+/// and a letter.
+fn opens_markup(after: &str) -> bool {
+    let bytes = after.as_bytes();
+    match bytes.first() {
+        Some(b'!' | b'?') => true,
+        Some(b'/') => bytes.get(1).is_some_and(u8::is_ascii_alphabetic),
+        Some(c) => c.is_ascii_alphabetic(),
+        None => false,
+    }
 }
 
 fn is_removed(name: &str) -> bool {
