@@ -354,8 +354,8 @@ fn progress_bar(len: u64, unit: &str) -> indicatif::ProgressBar {
     bar
 }
 
-/// `almanac import FILE`: batches of lines, each one store transaction that the indexer
-/// applies in one commit before the next batch is read.
+/// `almanac import FILE`: batches of lines, each one store transaction; the indexer applies
+/// them alongside and has everything applied before the command returns.
 fn import(file: &std::path::Path, root: &std::path::Path, batch: usize) -> Result<(), Exit> {
     let (input, len): (Box<dyn std::io::Read>, u64) = if file.as_os_str() == "-" {
         (Box::new(std::io::stdin()), 0)
@@ -370,7 +370,7 @@ fn import(file: &std::path::Path, root: &std::path::Path, batch: usize) -> Resul
     let index = std::sync::Arc::new(
         SearchIndex::open(&dir.index_path(), &store).map_err(|e| Exit::new(1, e))?,
     );
-    let indexer = crate::index::indexer::Indexer::start(store.clone(), index.clone());
+    let indexer = crate::index::indexer::Indexer::start_bulk(store.clone(), index.clone());
     let bar = progress_bar(len, "bytes");
     let reader = std::io::BufReader::with_capacity(1 << 20, bar.wrap_read(input));
     let mut refused = 0u64;

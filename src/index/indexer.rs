@@ -34,6 +34,18 @@ impl Indexer {
     /// Starts the indexer and installs the store's commit hook, so that every acknowledged
     /// write is searchable.
     pub fn start(store: Arc<Store>, index: Arc<SearchIndex>) -> Indexer {
+        Indexer::launch(store, index, true)
+    }
+
+    /// For bulk loads (`almanac import`): writers go on while the indexer applies what they
+    /// committed, so parsing and storing the next batch overlaps indexing the last one; the
+    /// indexer takes whatever has accumulated as one commit. Nothing is acknowledged to a
+    /// client meanwhile, and [`Indexer::stop`] applies everything before it returns.
+    pub fn start_bulk(store: Arc<Store>, index: Arc<SearchIndex>) -> Indexer {
+        Indexer::launch(store, index, false)
+    }
+
+    fn launch(store: Arc<Store>, index: Arc<SearchIndex>, acknowledged: bool) -> Indexer {
         let shared = Arc::new(Shared {
             progress: Mutex::new(Progress {
                 applied: index.applied_seq(),
@@ -50,7 +62,11 @@ impl Indexer {
                 .expect("spawning the indexer thread")
         };
         let hook_shared = shared.clone();
-        store.set_commit_hook(Arc::new(move |seq| wait_for(&hook_shared, seq)));
+        store.set_commit_hook(if acknowledged {
+            Arc::new(move |seq| wait_for(&hook_shared, seq))
+        } else {
+            Arc::new(move |seq| request(&hook_shared, seq))
+        });
         Indexer {
             shared,
             thread: Some(thread),
@@ -80,11 +96,17 @@ impl Drop for Indexer {
     }
 }
 
-/// Called by a writer after its commit: returns once the index holds `seq`.
-fn wait_for(shared: &Shared, seq: u64) {
+/// Tells the indexer that the outbox holds `seq`.
+fn request(shared: &Shared, seq: u64) {
     let mut p = shared.progress.lock().expect("indexer lock");
     p.requested = p.requested.max(seq);
     shared.changed.notify_all();
+}
+
+/// Called by a writer after its commit: returns once the index holds `seq`.
+fn wait_for(shared: &Shared, seq: u64) {
+    request(shared, seq);
+    let mut p = shared.progress.lock().expect("indexer lock");
     while p.applied < seq && !p.stopping {
         p = shared.changed.wait(p).expect("indexer lock");
     }

@@ -296,9 +296,11 @@ impl SearchIndex {
             return Ok(());
         };
         let rx = store.read()?;
+        // In outbox order, each record once (a bulk load applies many thousands at a time).
+        let mut seen = std::collections::HashSet::new();
         let mut touched: Vec<(Kind, u64)> = Vec::new();
         for e in entries {
-            if !touched.contains(&(e.kind, e.id)) {
+            if seen.insert((e.kind, e.id)) {
                 touched.push((e.kind, e.id));
             }
         }
@@ -309,7 +311,7 @@ impl SearchIndex {
             .collect();
         if !linked.is_empty() {
             for event in self.events_linking(live, &linked)? {
-                if !touched.contains(&(Kind::Event, event)) {
+                if seen.insert((Kind::Event, event)) {
                     touched.push((Kind::Event, event));
                 }
             }
