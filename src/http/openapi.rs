@@ -73,7 +73,7 @@ fn operation(endpoint: &Endpoint, operation_id: String) -> Value {
         "summary": endpoint.summary,
         "parameters": parameters,
     });
-    if matches!(endpoint.group, Group::Create | Group::Edit) {
+    if has_body(endpoint) {
         op["requestBody"] = request_body(endpoint);
     }
     op["responses"] = responses(endpoint);
@@ -81,6 +81,12 @@ fn operation(endpoint: &Endpoint, operation_id: String) -> Value {
         op["security"] = json!([{"basicAuth": []}]);
     }
     op
+}
+
+/// Writes document a body; an operation without body fields (`POST /index/rebuild`) does not,
+/// since a required empty body would ask clients for something the server ignores.
+fn has_body(endpoint: &Endpoint) -> bool {
+    endpoint.params.iter().any(|p| in_body(endpoint, p))
 }
 
 /// The body schema of a write: every body field, `required` only on creates.
@@ -151,12 +157,20 @@ fn write_schema_name(endpoint: &Endpoint) -> String {
 }
 
 fn parameter(spec: &ParamSpec) -> Value {
+    let schema = spec.schema();
+    let is_list = schema.get("type").and_then(Value::as_str) == Some("array");
     let mut p = json!({
         "name": spec.name,
         "in": match spec.location { Location::Path => "path", Location::Query => "query" },
         "required": spec.required,
-        "schema": Value::Object(spec.schema()),
+        "schema": Value::Object(schema),
     });
+    // §2.4 item 2: lists are documented comma-separated, as the plugin documents them (the
+    // repeated-key and bracket spellings of §1.6 are accepted too).
+    if is_list {
+        p["style"] = json!("form");
+        p["explode"] = json!(false);
+    }
     if let Some(d) = spec.description {
         p["description"] = json!(d);
     }
@@ -212,7 +226,7 @@ fn success(endpoint: &Endpoint, status: u16, is_read: bool) -> Value {
     })
 }
 
-const ERROR_STATUSES: [(u16, &str); 10] = [
+const ERROR_STATUSES: [(u16, &str); 12] = [
     (
         400,
         "Invalid request: missing or invalid parameters, malformed JSON.",
@@ -220,29 +234,41 @@ const ERROR_STATUSES: [(u16, &str); 10] = [
     (401, "Bad credentials, or authentication required."),
     (403, "The caller may not do this."),
     (404, "No such route or record."),
+    (
+        408,
+        "The request body did not arrive in time (extension: hardening).",
+    ),
     (409, "Translation-group conflict."),
     (410, "The record is already in the trash."),
     (413, "The request body is larger than 1 MiB."),
     (414, "The request target is longer than 8192 bytes."),
     (415, "Unsupported body media type or encoding."),
+    (
+        429,
+        "Credentials refused unchecked after repeated authentication failures for the same user name or client address (extension: hardening).",
+    ),
     (500, "Unexpected server failure."),
 ];
 
 fn components(routes: &RouteTable) -> Value {
     let mut responses = Map::new();
     for (status, description) in ERROR_STATUSES {
+        let mut headers = json!({"Link": {"$ref": "#/components/headers/Link"}});
+        if status == 429 {
+            headers["Retry-After"] = json!({"$ref": "#/components/headers/Retry-After"});
+        }
         responses.insert(
             format!("Error{status}"),
             json!({
                 "description": description,
-                "headers": {"Link": {"$ref": "#/components/headers/Link"}},
+                "headers": headers,
                 "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
             }),
         );
     }
     let mut all_schemas = schemas();
     for endpoint in routes.routes.iter().flat_map(|r| &r.endpoints) {
-        if endpoint.group == Group::Create {
+        if endpoint.group == Group::Create && has_body(endpoint) {
             all_schemas.insert(write_schema_name(endpoint), body_schema(endpoint));
         }
     }
@@ -256,6 +282,7 @@ fn components(routes: &RouteTable) -> Value {
             "Location": {"description": "The URL of the created record.", "required": true, "schema": {"type": "string"}},
             "X-Cal-Total": {"description": "Number of matching records.", "required": true, "schema": {"type": "integer"}},
             "X-Cal-TotalPages": {"description": "Number of pages.", "required": true, "schema": {"type": "integer"}},
+            "Retry-After": {"description": "Seconds until credentials are checked again.", "required": true, "schema": {"type": "integer", "minimum": 0}},
         },
         "securitySchemes": {"basicAuth": {"type": "http", "scheme": "basic"}},
     })
