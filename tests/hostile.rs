@@ -851,6 +851,54 @@ fn script_tags_are_kept_for_unfiltered_html_roles_and_removed_for_the_others() {
     assert_healthy();
 }
 
+/// Whether `text` holds markup as a browser would read it: `<` followed by a letter, `!`, `?`
+/// or `/` and a letter.
+fn holds_markup(text: &str) -> bool {
+    text.match_indices('<').any(|(i, _)| {
+        let after = &text.as_bytes()[i + 1..];
+        match after.first() {
+            Some(b'!' | b'?') => true,
+            Some(b'/') => after.get(1).is_some_and(u8::is_ascii_alphabetic),
+            Some(c) => c.is_ascii_alphabetic(),
+            None => false,
+        }
+    })
+}
+
+/// venues-organizers.md §1.4 and terms.md §5.1 store plain fields and term names with their
+/// tags removed, for every caller: removing a tag must not glue a plain `<` to the text after
+/// it into a new tag (`<<b>script>` is not `<script>`).
+#[test]
+fn tag_removal_in_plain_fields_and_term_names_never_leaves_a_tag() {
+    let joins = [
+        "<<b>script>alert(5)<</b>/script>",
+        "<<a>img src=x onerror=alert(6)>",
+        "<</<i>i>svg onload=alert(7)>",
+        "<<!-- x -->iframe src=javascript:alert(8)>",
+    ];
+    for (n, join) in joins.iter().enumerate() {
+        let body = json!({"venue": format!("Joined hall {n}"), "address": join, "city": format!("City {join}"), "phone": join});
+        let r = post_json(
+            &format!("/es{NS}/venues"),
+            &CONTRIBUTOR,
+            &serde_json::to_vec(&body).unwrap(),
+        );
+        assert_eq!(r.status, 201, "{}", r.describe());
+        for field in ["address", "city", "phone"] {
+            let text = r.json()[field].as_str().unwrap().to_owned();
+            assert!(!holds_markup(&text), "venue {field} {join:?} -> {text:?}");
+        }
+        let r = post_json(
+            &format!("/es{NS}/categories"),
+            &AUTHOR,
+            &serde_json::to_vec(&json!({"name": format!("Joined {n} {join}")})).unwrap(),
+        );
+        assert_eq!(r.status, 201, "{}", r.describe());
+        let name = r.json()["name"].as_str().unwrap().to_owned();
+        assert!(!holds_markup(&name), "category name {join:?} -> {name:?}");
+    }
+}
+
 #[test]
 fn nul_bytes_are_refused_wherever_a_string_is_read_and_write_nothing() {
     let s = server();

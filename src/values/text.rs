@@ -161,17 +161,29 @@ fn sanitize_into(out: &mut String, text: &str, raw_text_aware: bool) {
     push_text(out, rest);
 }
 
-/// Appends text. Text never holds `<`, so an output that ends with `<` ends with a plain `<`
-/// that was followed by something else in the input. If a removal has just brought `text`
-/// next to it and the two would now open markup (`<</script>img onerror=…>` would become
-/// `<img onerror=…>`), the `<` is written as `&lt;`, the same character for a browser, so
+/// Appends text. If a removal has just brought `text` next to a plain `<` at the end of the
+/// output and the two would now open markup (`<</script>img onerror=…>` would become
+/// `<img onerror=…>`), that `<` is written as `&lt;`, the same character for a browser, so
 /// that removing markup never creates any.
 fn push_text(out: &mut String, text: &str) {
-    if out.ends_with('<') && opens_markup(text) {
-        out.pop();
-        out.push_str("&lt;");
+    if let Some(lt) = joining_lt(out, text) {
+        out.replace_range(lt..=lt, "&lt;");
     }
     out.push_str(text);
+}
+
+/// The byte index of a plain `<` at the end of `out`, alone or followed by `/`, that `text`
+/// would turn into the start of markup. Text holds no `<` and kept markup ends with `>`, so
+/// an output that ends with `<` or `</` ends with a plain `<`. Outside removals this never
+/// finds one: the text that follows a plain `<` in the input does not open markup with it.
+fn joining_lt(out: &str, text: &str) -> Option<usize> {
+    if out.ends_with('<') && opens_markup(text) {
+        Some(out.len() - 1)
+    } else if out.ends_with("</") && text.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        Some(out.len() - 2)
+    } else {
+        None
+    }
 }
 
 /// Whether `<` followed by `after` starts markup for [`markup`]: a letter, `!`, `?`, or `/`
@@ -290,24 +302,38 @@ fn is_javascript_url(value: &str) -> bool {
 
 /// Removes HTML tags (`<name …>`, `</name …>`), comments and `<!…>`/`<?…>` declarations. A
 /// `<` that starts none of these (`1 < 2`, `<3`, or a tag the text ends inside of) is a plain
-/// character and stays.
+/// character and stays, unless a removal brings it next to text with which it would open a
+/// tag again (`<<b>script>` would become `<script>`): then it goes too, so that the result
+/// holds no tag.
 pub fn strip_tags(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
+    let mut removed = false;
     while let Some(i) = rest.find('<') {
-        out.push_str(&rest[..i]);
+        push_stripped(&mut out, &rest[..i], removed);
         let tail = &rest[i..];
-        rest = match markup(tail) {
-            Some(Markup::Comment(len)) => &tail[len..],
-            Some(Markup::Tag(tag)) => &tail[tag.len..],
+        (rest, removed) = match markup(tail) {
+            Some(Markup::Comment(len)) => (&tail[len..], true),
+            Some(Markup::Tag(tag)) => (&tail[tag.len..], true),
             Some(Markup::Unterminated) | None => {
                 out.push('<');
-                &tail[1..]
+                (&tail[1..], false)
             }
         };
     }
-    out.push_str(rest);
+    push_stripped(&mut out, rest, removed);
     out
+}
+
+/// Appends text for [`strip_tags`]: when a removal has just brought `text` next to plain `<`
+/// characters at the end of the output with which it would open a tag again, they go.
+fn push_stripped(out: &mut String, text: &str, after_removal: bool) {
+    if after_removal {
+        while let Some(lt) = joining_lt(out, text) {
+            out.remove(lt);
+        }
+    }
+    out.push_str(text);
 }
 
 /// Cleans a "plain" venue or organizer field (venues-organizers.md §1.4): tags removed, each
