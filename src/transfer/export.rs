@@ -165,6 +165,7 @@ impl<W: Write> Exporter<'_, W> {
         };
         let mut data = repr::event(event, parts);
         lossless(&mut data, meta);
+        data["cost_details"]["values"] = json!(event.cost.values);
         if let Some(password) = &event.password {
             data["password"] = json!(password);
         }

@@ -4,9 +4,10 @@
 //! `{"resource": "<collection>", "data": <representation>}` where `<collection>` is the
 //! record's REST collection (`categories`, `tags`, `venues`, `organizers`, `events`) and
 //! `<representation>` is what an administrator's `GET` of the single record returns in its
-//! own language (without `json_ld`), with three changes that make a dump lossless:
+//! own language (without `json_ld`), with four changes that make a dump lossless:
 //! `description` and `excerpt` hold the stored source text (not the rendered paragraphs),
-//! `status` is the stored status (a due `future` record stays `future`), and a
+//! `status` is the stored status (a due `future` record stays `future`), an event's
+//! `cost_details.values` are the cost values as stored (not their sanitized tokens), and a
 //! password-protected event carries its `password` (an export is an operator's backup, not
 //! a client's view). Lines are ordered so that every reference points backwards: categories
 //! (parents first), tags, venues, organizers, events.
