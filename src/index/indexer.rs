@@ -152,11 +152,9 @@ fn apply_pending(
     index: &SearchIndex,
     applied: u64,
 ) -> super::IndexResult<Option<u64>> {
-    let entries = store.outbox_after(applied)?;
-    let Some(last) = entries.last().map(|e| e.seq) else {
+    let Some(last) = index.apply_after(store, applied)? else {
         return Ok(None);
     };
-    index.apply(store, &entries)?;
     if index.may_prune_outbox() {
         store.prune_outbox(last)?;
     }

@@ -10,7 +10,7 @@ pub mod planner;
 pub mod schema;
 
 use crate::model::Kind;
-use crate::store::{OutboxEntry, Reads, Store, StoreError};
+use crate::store::{OutboxEntry, ReadTx, Reads, Store, StoreError};
 use planner::{EventFilter, LinkedFilter};
 use schema::{Fields, IndexSchema};
 use serde::{Deserialize, Serialize};
@@ -73,6 +73,25 @@ pub struct SearchIndex {
 struct Live {
     reader: IndexReader,
     writer: Mutex<IndexWriter>,
+    /// The last commit together with the store snapshot it was built from.
+    view: RwLock<Option<View>>,
+}
+
+/// A state of the index and the store snapshot it mirrors exactly: a list answered from one
+/// view reads each record of its page as the index saw it, so a write that is committed to
+/// the store but not yet searchable (not yet acknowledged) cannot show up half-way, e.g. a
+/// record listed by its old status with its new one (common.md §1.11).
+#[derive(Clone)]
+pub struct View {
+    searcher: tantivy::Searcher,
+    store: Arc<ReadTx>,
+}
+
+impl View {
+    /// The store snapshot of this view.
+    pub fn store(&self) -> &ReadTx {
+        &self.store
+    }
 }
 
 impl Live {
@@ -82,11 +101,26 @@ impl Live {
             .reader_builder()
             .reload_policy(ReloadPolicy::Manual)
             .try_into()?;
-        let writer = index.writer(WRITER_MEMORY)?;
+        let writer: IndexWriter = index.writer(WRITER_MEMORY)?;
+        // A commit cut short (the process killed between writing a segment's files and
+        // publishing them in meta.json) leaves orphan files behind, and the catch-up commit
+        // can want one of the same names: tantivy then refuses to overwrite, e.g.
+        // `FileAlreadyExists("<segment>.286.del")`, and the server could never start again.
+        // Removing what meta.json does not reference first makes every restart after a kill
+        // start from a clean directory.
+        writer.garbage_collect_files().wait()?;
         Ok(Live {
             reader,
             writer: Mutex::new(writer),
+            view: RwLock::new(None),
         })
+    }
+
+    fn set_view(&self, store: ReadTx) {
+        *self.view.write().expect("view lock") = Some(View {
+            searcher: self.reader.searcher(),
+            store: Arc::new(store),
+        });
     }
 
     fn applied_seq(&self) -> u64 {
@@ -153,13 +187,12 @@ impl SearchIndex {
             fields: parsed.fields,
             schema_version: parsed.version,
         };
-        let pending = store.outbox_after(search.applied_seq())?;
-        if let Some(last) = pending.last().map(|e| e.seq) {
+        let applied = search.applied_seq();
+        if let Some(last) = search.apply_after(store, applied)? {
             tracing::info!(
-                entries = pending.len(),
-                "catching the search index up with the store"
+                entries = last - applied,
+                "caught the search index up with the store"
             );
-            search.apply(store, &pending)?;
             store.prune_outbox(last)?;
         }
         Ok(search)
@@ -167,6 +200,22 @@ impl SearchIndex {
 
     fn live(&self) -> Arc<Live> {
         self.live.read().expect("live index lock").clone()
+    }
+
+    /// The current view: the last index commit and the store snapshot it mirrors. Lists
+    /// search it and read their page's records from its snapshot.
+    pub fn view(&self, store: &Store) -> IndexResult<View> {
+        let live = self.live();
+        let view = live.view.read().expect("view lock").clone();
+        match view {
+            Some(view) => Ok(view),
+            // Not reached once the index is open (opening sets the view); a fresh snapshot
+            // is the best stand-in.
+            None => Ok(View {
+                searcher: live.reader.searcher(),
+                store: Arc::new(store.read()?),
+            }),
+        }
     }
 
     /// Whether applied outbox entries may be dropped (not during an online rebuild).
@@ -271,35 +320,42 @@ impl SearchIndex {
         let parsed = IndexSchema::load()?;
         {
             let fresh = Live::open(&building, &parsed)?;
-            let pending = store.outbox_after(head)?;
-            self.apply_to(&fresh, store, &pending)?;
+            self.apply_to(&fresh, store, head)?;
         }
         let old = self.live();
         swap_in(&building, &self.dir)?;
         let fresh = Arc::new(Live::open(&self.dir, &parsed)?);
+        // Writes committed meanwhile wait for the indexer, which waits for this lock: apply
+        // them now, which also gives the new index its view.
+        self.apply_to(&fresh, store, fresh.applied_seq())?;
         *self.live.write().expect("live index lock") = fresh;
         drop(old);
         Ok(summary)
     }
 
-    /// Applies outbox entries: each named record is re-read from the store and its document
-    /// replaced (or removed when the record is gone). A venue or organizer change also
-    /// refreshes the events that link it, whose documents carry its name and coordinates.
-    /// Commits once, recording the last sequence number.
-    pub fn apply(&self, store: &Store, entries: &[OutboxEntry]) -> IndexResult<()> {
+    /// Applies the outbox entries after `applied` of a store snapshot: each named record is
+    /// re-read from the snapshot and its document replaced (or removed when the record is
+    /// gone). A venue or organizer change also refreshes the events that link it, whose
+    /// documents carry its name and coordinates. Commits once, recording the last sequence
+    /// number, which it returns (`None` when there was nothing to apply). Entries and
+    /// documents come from one snapshot, so the commit mirrors it exactly: it becomes the
+    /// index's [`View`].
+    pub fn apply_after(&self, store: &Store, applied: u64) -> IndexResult<Option<u64>> {
         let _serialised = self.apply_lock.lock().expect("index apply lock");
-        self.apply_to(&self.live(), store, entries)
+        self.apply_to(&self.live(), store, applied)
     }
 
-    fn apply_to(&self, live: &Live, store: &Store, entries: &[OutboxEntry]) -> IndexResult<()> {
-        let Some(last) = entries.last().map(|e| e.seq) else {
-            return Ok(());
-        };
+    fn apply_to(&self, live: &Live, store: &Store, applied: u64) -> IndexResult<Option<u64>> {
         let rx = store.read()?;
+        let entries: Vec<OutboxEntry> = rx.outbox_after(applied)?;
+        let Some(last) = entries.last().map(|e| e.seq) else {
+            live.set_view(rx);
+            return Ok(None);
+        };
         // In outbox order, each record once (a bulk load applies many thousands at a time).
         let mut seen = std::collections::HashSet::new();
         let mut touched: Vec<(Kind, u64)> = Vec::new();
-        for e in entries {
+        for e in &entries {
             if seen.insert((e.kind, e.id)) {
                 touched.push((e.kind, e.id));
             }
@@ -348,7 +404,8 @@ impl SearchIndex {
         prepared.commit()?;
         drop(writer);
         live.reader.reload()?;
-        Ok(())
+        live.set_view(rx);
+        Ok(Some(last))
     }
 
     /// Events whose venue or organizers include any of `ids`.
@@ -401,6 +458,7 @@ impl SearchIndex {
     /// A page of `GET /events` and its total.
     pub fn events(
         &self,
+        view: &View,
         filter: &EventFilter,
         order: EventOrder,
         relevance: bool,
@@ -413,12 +471,21 @@ impl SearchIndex {
             EventOrder::Publication => "order_date",
         };
         // Ascending natural order, expressed as a larger-is-better key.
-        self.page(query.as_ref(), key_field, true, relevance, offset, limit)
+        self.page(
+            &view.searcher,
+            query.as_ref(),
+            key_field,
+            true,
+            relevance,
+            offset,
+            limit,
+        )
     }
 
     /// A page of `GET /venues` or `GET /organizers` (newest first) and its total.
     pub fn linked(
         &self,
+        view: &View,
         filter: &LinkedFilter,
         relevance: bool,
         offset: usize,
@@ -426,6 +493,7 @@ impl SearchIndex {
     ) -> IndexResult<Hits> {
         let query = planner::linked(&self.fields, filter);
         self.page(
+            &view.searcher,
             query.as_ref(),
             "order_date",
             false,
@@ -438,8 +506,10 @@ impl SearchIndex {
     /// One page in the order of a sort-key field (see `docs::sort_key`), ascending or
     /// descending, optionally by relevance first; the total comes from the same search.
     /// Without relevance nothing is scored: the top-k collector reads only the sort key.
+    #[allow(clippy::too_many_arguments)]
     fn page(
         &self,
+        searcher: &tantivy::Searcher,
         query: &dyn Query,
         key_field: &'static str,
         ascending: bool,
@@ -447,7 +517,6 @@ impl SearchIndex {
         offset: usize,
         limit: usize,
     ) -> IndexResult<Hits> {
-        let searcher = self.live().reader.searcher();
         let limit = limit.max(1);
         // A page that starts past every document of the index is empty whatever the query.
         // Only the total is needed then; tantivy would size its top-k buffer by

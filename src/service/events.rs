@@ -442,7 +442,10 @@ impl Unlock {
 fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     use sha2::{Digest, Sha256};
     let (a, b) = (Sha256::digest(a), Sha256::digest(b));
-    a.iter().zip(b.iter()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    a.iter()
+        .zip(b.iter())
+        .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+        == 0
 }
 
 /// `GET /events/{id}` and `/events/by-slug/{slug}` (§3.1, §3.2).
@@ -764,7 +767,9 @@ pub fn list(
     query: &EventQuery,
     mut invalid: Vec<(String, Invalid)>,
 ) -> ServiceResult<Archive> {
-    let rx = store.read()?;
+    // The page is searched in, and its records read from, one view (index::View).
+    let view = index.view(store)?;
+    let rx = view.store();
     let language = request.language;
     let statuses = match posts::status_set(request.caller, query.status.as_deref()) {
         Ok(s) => s,
@@ -895,7 +900,14 @@ pub fn list(
         EventOrder::Start
     };
     let offset = (query.page - 1).saturating_mul(query.per_page);
-    let hits = index.events(&filter, order, query.relevance, offset, query.per_page)?;
+    let hits = index.events(
+        &view,
+        &filter,
+        order,
+        query.relevance,
+        offset,
+        query.per_page,
+    )?;
     // Only the page's records are read from the store.
     let mut items = Vec::with_capacity(hits.ids.len());
     for id in hits.ids {

@@ -452,7 +452,9 @@ pub fn list<R: LinkedKind>(
             Vec::new()
         }
     };
-    let rx = store.read()?;
+    // The page is searched in, and its records read from, one view (index::View).
+    let view = index.view(store)?;
+    let rx = view.store();
     let of_event = match query.event {
         Some(id) => match rx
             .get_record::<crate::model::event::Event>(crate::model::Kind::Event, id)?
@@ -534,7 +536,7 @@ pub fn list<R: LinkedKind>(
         except,
     };
     let offset = (query.page - 1).saturating_mul(query.per_page);
-    let hits = index.linked(&filter, query.relevance, offset, query.per_page)?;
+    let hits = index.linked(&view, &filter, query.relevance, offset, query.per_page)?;
     let mut items = Vec::with_capacity(hits.ids.len());
     for id in hits.ids {
         if let Some(record) = rx.get_record::<R>(R::KIND, id)? {

@@ -160,19 +160,7 @@ impl Store {
 
     /// Outbox entries after `seq`, in order.
     pub fn outbox_after(&self, seq: u64) -> StoreResult<Vec<OutboxEntry>> {
-        let rx = self.read()?;
-        let table = rx.txn.open_table(OUTBOX)?;
-        let mut out = Vec::new();
-        for entry in table.range((seq + 1)..)? {
-            let (k, v) = entry?;
-            let (kind, id): (Kind, u64) = codec::decode(v.value())?;
-            out.push(OutboxEntry {
-                seq: k.value(),
-                kind,
-                id,
-            });
-        }
-        Ok(out)
+        self.read()?.outbox_after(seq)
     }
 
     /// Drops the outbox entries up to and including `seq` (they are in the index).
@@ -511,6 +499,22 @@ impl Reads for ReadTx {
 }
 
 impl ReadTx {
+    /// Outbox entries after `seq` in this snapshot, in order.
+    pub fn outbox_after(&self, seq: u64) -> StoreResult<Vec<OutboxEntry>> {
+        let table = self.txn.open_table(OUTBOX)?;
+        let mut out = Vec::new();
+        for entry in table.range((seq + 1)..)? {
+            let (k, v) = entry?;
+            let (kind, id): (Kind, u64) = codec::decode(v.value())?;
+            out.push(OutboxEntry {
+                seq: k.value(),
+                kind,
+                id,
+            });
+        }
+        Ok(out)
+    }
+
     /// How many records of a kind the store holds.
     pub fn count(&self, kind: Kind) -> StoreResult<u64> {
         Ok(self.txn.open_table(records_table(kind))?.len()?)
