@@ -129,9 +129,13 @@ fn caller_of(user: &User) -> Caller {
 }
 
 /// The payload of a `Basic` header, if the scheme is Basic (scheme names are case-insensitive).
+/// A bare `Basic` has an empty payload, which has no colon (§3.2: 401, not anonymous).
 fn basic_payload(header: &[u8]) -> Option<&[u8]> {
     let header = header.trim_ascii();
-    let space = header.iter().position(|b| *b == b' ')?;
+    let space = header
+        .iter()
+        .position(|b| *b == b' ')
+        .unwrap_or(header.len());
     let (scheme, rest) = header.split_at(space);
     scheme
         .eq_ignore_ascii_case(b"basic")
@@ -275,6 +279,21 @@ mod tests {
         assert_eq!(
             auth.authenticate(Some(b"Basic !!!"), CLIENT).await,
             Err(AuthError::Malformed)
+        );
+        for bare in [&b"Basic"[..], b"basic ", b" BASIC  "] {
+            assert_eq!(
+                auth.authenticate(Some(bare), CLIENT).await,
+                Err(AuthError::Malformed),
+                "{bare:?}"
+            );
+        }
+        assert_eq!(
+            auth.authenticate(Some(b"Bearer x"), CLIENT).await,
+            Ok(Caller::Anonymous)
+        );
+        assert_eq!(
+            auth.authenticate(Some(b"Basicx"), CLIENT).await,
+            Ok(Caller::Anonymous)
         );
     }
 
