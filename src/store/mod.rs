@@ -265,6 +265,8 @@ pub trait Reads {
     /// The members of a translation group, in the order en, pt-br, es.
     fn group_members(&self, kind: Kind, group: u64) -> StoreResult<Vec<(Language, u64)>>;
     fn user_exists(&self, id: u64) -> StoreResult<bool>;
+    /// Outbox entries after `seq` in this snapshot, in order.
+    fn outbox_after(&self, seq: u64) -> StoreResult<Vec<OutboxEntry>>;
 }
 
 /// Read methods shared by write and read transactions: both kinds of redb transaction open
@@ -344,6 +346,22 @@ macro_rules! read_methods {
 
         fn user_exists(&self, id: u64) -> StoreResult<bool> {
             Ok(self.txn.open_table(USERS)?.get(id)?.is_some())
+        }
+
+        /// Outbox entries after `seq` in this snapshot, in order.
+        fn outbox_after(&self, seq: u64) -> StoreResult<Vec<OutboxEntry>> {
+            let table = self.txn.open_table(OUTBOX)?;
+            let mut out = Vec::new();
+            for entry in table.range((seq + 1)..)? {
+                let (k, v) = entry?;
+                let (kind, id): (Kind, u64) = codec::decode(v.value())?;
+                out.push(OutboxEntry {
+                    seq: k.value(),
+                    kind,
+                    id,
+                });
+            }
+            Ok(out)
         }
     };
 }
@@ -499,22 +517,6 @@ impl Reads for ReadTx {
 }
 
 impl ReadTx {
-    /// Outbox entries after `seq` in this snapshot, in order.
-    pub fn outbox_after(&self, seq: u64) -> StoreResult<Vec<OutboxEntry>> {
-        let table = self.txn.open_table(OUTBOX)?;
-        let mut out = Vec::new();
-        for entry in table.range((seq + 1)..)? {
-            let (k, v) = entry?;
-            let (kind, id): (Kind, u64) = codec::decode(v.value())?;
-            out.push(OutboxEntry {
-                seq: k.value(),
-                kind,
-                id,
-            });
-        }
-        Ok(out)
-    }
-
     /// How many records of a kind the store holds.
     pub fn count(&self, kind: Kind) -> StoreResult<u64> {
         Ok(self.txn.open_table(records_table(kind))?.len()?)
