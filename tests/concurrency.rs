@@ -25,37 +25,6 @@ use std::time::Duration;
 
 const WINDOW: &str = "start_date=2000-01-01&end_date=2099-12-31";
 
-/// xorshift64*, seeded per test and thread so that every run sends the same requests.
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
-/// A word only one write uses: `zq` and twelve random consonants (unchanged by the stemmers,
-/// never a prefix of another, never within one edit of another in practice; common.md §9.11).
-fn word(rng: &mut Rng) -> String {
-    const L: &[u8] = b"bcdfghjkmnpqrstvwxz";
-    let mut w = String::from("zq");
-    for _ in 0..12 {
-        w.push(L[rng.below(L.len() as u64) as usize] as char);
-    }
-    w
-}
-
 #[derive(Debug)]
 struct Answer {
     status: u16,
@@ -585,7 +554,7 @@ fn readers_beside_heavy_writes_see_no_errors_torn_records_or_short_pages() {
     let live: Mutex<Vec<(u64, String)>> = Mutex::new(Vec::new());
     let mut rng = Rng::new(0x00c0_ffee_0003);
     for i in 0..20 {
-        let w = word(&mut rng);
+        let w = unique_word(&mut rng);
         let v = admin.write(
             "POST",
             "/events",
@@ -610,7 +579,7 @@ fn readers_beside_heavy_writes_see_no_errors_torn_records_or_short_pages() {
                     let mut errors = Vec::new();
                     let mut mine: Vec<u64> = Vec::new();
                     for n in 0..OPS {
-                        let w = word(&mut rng);
+                        let w = unique_word(&mut rng);
                         let roll = rng.below(100);
                         let (method, path, body, want) = if roll < 40 || mine.is_empty() {
                             let day = 1 + rng.below(28);

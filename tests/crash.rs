@@ -43,50 +43,11 @@ const ALL_STATUSES: &str = "publish,future,draft,pending,private,trash";
 // Randomness, words, HTTP
 // ---------------------------------------------------------------------------------------------
 
-/// xorshift64*.
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> Option<&'a T> {
-        if items.is_empty() {
-            None
-        } else {
-            Some(&items[self.below(items.len() as u64) as usize])
-        }
-    }
-}
-
 fn seed() -> u64 {
     std::env::var("ALMANAC_CRASH_SEED")
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(SEED)
-}
-
-/// A word that only its own record carries: `zq` and twelve random consonants. Without vowels
-/// the stemmers leave it alone; with equal lengths no word is a prefix of another; two random
-/// words within one edit (search's typo tolerance, common.md §9.11) are vanishingly unlikely.
-fn word(rng: &mut Rng) -> String {
-    const L: &[u8] = b"bcdfghjkmnpqrstvwxz";
-    let mut w = String::from("zq");
-    for _ in 0..12 {
-        w.push(L[rng.below(L.len() as u64) as usize] as char);
-    }
-    w
 }
 
 /// One answer: status, the totals headers and the JSON body (`Value::String` with the raw
@@ -435,7 +396,7 @@ fn writer(
     while !stop.load(Ordering::SeqCst) {
         n += 1;
         let roll = rng.below(100);
-        let w = word(&mut rng);
+        let w = unique_word(&mut rng);
         let (kind, id, action, method, path) = if roll < 10 || mine.venues.is_empty() {
             let body = json!({
                 "venue": format!("Hall {w}"),

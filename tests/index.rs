@@ -75,46 +75,6 @@ fn locked_message(dir: &Path) -> String {
 // Small helpers
 // ---------------------------------------------------------------------------------------------
 
-/// xorshift64*, seeded from the process's random hasher keys and the clock.
-struct Rng(u64);
-
-impl Rng {
-    fn new() -> Rng {
-        use std::hash::{BuildHasher, Hasher};
-        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-        h.write_u128(
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap()
-                .as_nanos(),
-        );
-        Rng(h.finish() | 1)
-    }
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
-/// A searchable word no other word of the test matches by stem, prefix or one edit: `zq` and
-/// eight random consonants (no vowels, so the stemmers leave it alone; equal lengths, so no word
-/// is a prefix of another; two random words within one edit are vanishingly unlikely).
-fn word(rng: &mut Rng) -> String {
-    const L: &[u8] = b"bcfghjkmnpqrtvwxz";
-    let mut w = String::from("zq");
-    for _ in 0..8 {
-        w.push(L[rng.below(L.len() as u64) as usize] as char);
-    }
-    w
-}
-
 fn id(v: &Value) -> u64 {
     v["id"]
         .as_u64()
@@ -241,7 +201,7 @@ fn writer(
         .build()
         .unwrap();
     let auth = basic(ADMIN.name, ADMIN.password);
-    let mut rng = Rng(seed | 1);
+    let mut rng = Rng::new(seed);
     let mut ops = Vec::new();
     let mut errors = Vec::new();
     let send = |method: reqwest::Method, path: &str, body: Option<&Value>| {
@@ -283,7 +243,7 @@ fn writer(
     while !stop.load(Ordering::SeqCst) {
         let choice = rng.below(20);
         if choice < 3 {
-            let w = word(&mut rng);
+            let w = unique_word(&mut rng);
             let body = json!({"venue": venue_name(&w), "city": "Testville"});
             let res = send(reqwest::Method::POST, "/venues", Some(&body));
             let v = check(&res, 201, &format!("POST /venues {body}"), &mut errors);
@@ -300,7 +260,7 @@ fn writer(
         } else if choice < 5 && !mine.is_empty() {
             let k = rng.below(mine.len() as u64) as usize;
             let (eid, from) = mine[k].clone();
-            let to = word(&mut rng);
+            let to = unique_word(&mut rng);
             let body = json!({"title": event_title(&to)});
             let res = send(
                 reqwest::Method::PATCH,
@@ -340,7 +300,7 @@ fn writer(
                 break;
             }
         } else {
-            let w = word(&mut rng);
+            let w = unique_word(&mut rng);
             let (m, d) = (1 + rng.below(12), 1 + rng.below(28));
             let body = json!({
                 "title": event_title(&w),
@@ -693,7 +653,7 @@ fn tail(s: &str, n: usize) -> &str {
 fn acknowledged_writes_survive_sigkill() {
     let t0 = Instant::now();
     let (_t, dir) = fresh_dir();
-    let mut rng = Rng::new();
+    let mut rng = Rng::from_entropy();
     let mut known = Known::default();
     let mut srv = start(&dir, "first start");
     for cycle in 1..=3 {

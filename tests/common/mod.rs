@@ -16,6 +16,51 @@ use serde_json::Value;
 
 pub mod schema;
 
+// ---------------------------------------------------------------------------------------------
+// Randomness
+// ---------------------------------------------------------------------------------------------
+
+/// Randomness for load-style tests (rand's StdRng): a seed replays the same run.
+pub struct Rng(rand::rngs::StdRng);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(rand::SeedableRng::seed_from_u64(seed))
+    }
+
+    /// A different run each time (tests that print their seed are better; this is for
+    /// tests whose outcome must not depend on it).
+    pub fn from_entropy() -> Rng {
+        Rng(rand::SeedableRng::from_entropy())
+    }
+
+    pub fn next(&mut self) -> u64 {
+        rand::RngCore::next_u64(&mut self.0)
+    }
+
+    /// Uniform in `0..n`.
+    pub fn below(&mut self, n: u64) -> u64 {
+        rand::Rng::gen_range(&mut self.0, 0..n)
+    }
+
+    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> Option<&'a T> {
+        rand::seq::SliceRandom::choose(items, &mut self.0)
+    }
+}
+
+/// A searchable word that only its own record carries: `zq` and twelve random consonants.
+/// Without vowels the stemmers leave it alone; with equal lengths no word is a prefix of
+/// another; two random words within one edit (search's typo tolerance, common.md §9.11) are
+/// vanishingly unlikely.
+pub fn unique_word(rng: &mut Rng) -> String {
+    const CONSONANTS: &[u8] = b"bcdfghjkmnpqrstvwxz";
+    let mut w = String::from("zq");
+    for _ in 0..12 {
+        w.push(CONSONANTS[rng.below(CONSONANTS.len() as u64) as usize] as char);
+    }
+    w
+}
+
 /// The package version, which `--version` and `/healthz` report.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// The namespace prefix.
