@@ -354,3 +354,60 @@ fn import_is_refused_while_a_server_holds_the_directory() {
         .run();
     assert_eq!(out.code, Some(3), "{}", out.describe());
 }
+
+#[test]
+fn a_generated_calendar_exports_and_imports_from_standard_input_unchanged() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (generated, copy) = (tmp.path().join("generated"), tmp.path().join("copy"));
+    let out = almanac(["generate", "--events", "300", "--seed", "9", "--data-dir"])
+        .arg(generated.to_str().unwrap())
+        .run();
+    assert_eq!(out.code, Some(0), "{}", out.describe());
+    assert!(
+        out.stdout.starts_with("generated 300 events"),
+        "{}",
+        out.describe()
+    );
+    // A second generate into the same directory is refused.
+    let again = almanac(["generate", "--data-dir"])
+        .arg(generated.to_str().unwrap())
+        .run();
+    assert_eq!(again.code, Some(1), "{}", again.describe());
+
+    let dump = tmp.path().join("dump.jsonl");
+    assert_eq!(export(&generated, &dump).code, Some(0));
+    let text = std::fs::read_to_string(&dump).unwrap();
+    let out = almanac(["import", "-", "--batch", "7", "--data-dir"])
+        .arg(copy.to_str().unwrap())
+        .stdin(&text)
+        .run();
+    assert_eq!(out.code, Some(0), "{}", out.describe());
+    assert!(
+        out.stdout.contains("imported 300 events"),
+        "{}",
+        out.describe()
+    );
+    let again = tmp.path().join("again.jsonl");
+    assert_eq!(export(&copy, &again).code, Some(0));
+    assert_eq!(std::fs::read_to_string(&again).unwrap(), text);
+
+    // The copy serves what the generated calendar serves.
+    add_user(&generated, &ADMIN);
+    add_user(&copy, &ADMIN);
+    let paths = [
+        format!("{NS}/events?per_page=50&start_date=2020-01-01"),
+        format!("{NS}/events?search=jazz&start_date=2020-01-01"),
+        format!("{NS}/venues?per_page=50"),
+        format!("{NS}/categories?per_page=50&translation_language=es"),
+    ];
+    let srv = serve(&generated);
+    let before = answers(&srv, &paths);
+    stop(srv);
+    let srv = serve(&copy);
+    assert_eq!(answers(&srv, &paths), before);
+    assert!(
+        before[0].1["total"].as_u64().unwrap() > 50,
+        "{}",
+        before[0].1
+    );
+}
