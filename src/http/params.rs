@@ -140,10 +140,18 @@ impl ParamSpec {
             }
             ParamKind::Boolean => json!({"type": "boolean"}),
             ParamKind::Flag | ParamKind::FilterFlag => json!({"type": ["boolean", "string"]}),
-            ParamKind::Url => json!({"type": "string", "maxLength": 2048}),
-            ParamKind::DateTime => json!({"type": ["string", "integer"]}),
+            // `examples` (annotations only, never in the namespace index) for the values whose
+            // grammar no schema keyword expresses, so that generated requests (schemathesis in
+            // CI, client generators) can also send valid ones.
+            ParamKind::Url => {
+                json!({"type": "string", "maxLength": 2048, "examples": ["https://example.org/page", ""]})
+            }
+            ParamKind::DateTime => json!({
+                "type": ["string", "integer"],
+                "examples": ["2030-05-01 19:00:00", "2030-05-01T19:00:00+02:00", "05/01/2030", "tomorrow 9am", "+1 week", 1893456000],
+            }),
             ParamKind::Coordinate { limit } => {
-                json!({"type": ["number", "string"], "minimum": -limit, "maximum": limit})
+                json!({"type": ["number", "string"], "minimum": -limit, "maximum": limit, "examples": [38.7223, ""]})
             }
             ParamKind::IdList => {
                 json!({"type": "array", "items": {"type": "integer", "minimum": 1}, "maxItems": 1000})
@@ -151,7 +159,9 @@ impl ParamSpec {
             ParamKind::StatusFilter => {
                 json!({"type": "array", "items": {"type": "string", "enum": ["publish", "future", "draft", "pending", "private", "trash", "any"]}})
             }
-            ParamKind::Image => json!({"type": ["string", "integer", "boolean"]}),
+            ParamKind::Image => {
+                json!({"type": ["string", "integer", "boolean"], "examples": ["https://example.org/poster.jpg", false]})
+            }
             ParamKind::Number {
                 minimum,
                 maximum,
