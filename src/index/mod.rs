@@ -75,6 +75,15 @@ struct Live {
     writer: Mutex<IndexWriter>,
     /// The last commit together with the store snapshot it was built from.
     view: RwLock<Option<View>>,
+    /// Term counts of one searcher generation (see [`SearchIndex::term_counts`]).
+    term_counts: Mutex<TermCounts>,
+}
+
+/// Published-event counts per term, valid for the searcher generation they were counted in.
+#[derive(Default)]
+struct TermCounts {
+    generation: u64,
+    counts: HashMap<(Kind, u64), u64>,
 }
 
 /// A state of the index and the store snapshot it mirrors exactly: a list answered from one
@@ -113,6 +122,7 @@ impl Live {
             reader,
             writer: Mutex::new(writer),
             view: RwLock::new(None),
+            term_counts: Mutex::new(TermCounts::default()),
         })
     }
 
@@ -577,15 +587,32 @@ impl SearchIndex {
     /// Published events per term (terms.md §1 `count`) for the given term IDs: one count
     /// per term, each an intersection of the term's postings with the published events, so
     /// the cost follows the terms asked for, not the size of the calendar.
+    ///
+    /// Every event representation embeds its terms with their counts, and counting a popular
+    /// term means visiting every event carrying it; so counts are kept per searcher
+    /// generation (any index commit starts afresh). While scheduled records exist a count
+    /// also depends on `now` (a due `future` event counts as published) and is not kept.
     pub fn term_counts(&self, kind: Kind, ids: &[u64], now: i64) -> IndexResult<HashMap<u64, u64>> {
-        let searcher = self.live().reader.searcher();
+        let live = self.live();
+        let searcher = live.reader.searcher();
         let field = if kind == Kind::Category {
             self.fields.categories
         } else {
             self.fields.tags
         };
+        let keep = !self.any_scheduled();
+        let mut kept = live.term_counts.lock().expect("term count lock");
+        let generation = searcher.generation().generation_id();
+        if kept.generation != generation {
+            kept.generation = generation;
+            kept.counts.clear();
+        }
         let mut counts = HashMap::with_capacity(ids.len());
         for id in ids {
+            if let Some(count) = kept.counts.get(&(kind, *id)).filter(|_| keep) {
+                counts.insert(*id, *count);
+                continue;
+            }
             let query = tantivy::query::BooleanQuery::new(vec![
                 (
                     tantivy::query::Occur::Must,
@@ -604,7 +631,11 @@ impl SearchIndex {
                     )),
                 ),
             ]);
-            counts.insert(*id, searcher.search(&query, &Count)? as u64);
+            let count = searcher.search(&query, &Count)? as u64;
+            if keep {
+                kept.counts.insert((kind, *id), count);
+            }
+            counts.insert(*id, count);
         }
         Ok(counts)
     }
