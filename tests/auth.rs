@@ -168,6 +168,9 @@ fn malformed_basic_credentials_are_401_rest_invalid_authorization() {
         basic_bytes(&[0xff, 0xfe, b':', b'a']),
         basic_bytes(b"admin:\xff\xfe"),
         basic_bytes(b"\xc3(:x"),
+        // A bare scheme has an empty payload, which has no colon.
+        "Basic".to_string(),
+        "basic ".to_string(),
     ];
     for p in &payloads {
         for (method, path) in [

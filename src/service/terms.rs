@@ -589,6 +589,9 @@ pub fn list(
 }
 
 /// Term names are stored cleaned (tags removed, whitespace collapsed, trimmed; terms.md §5.1).
+/// Names are limited to 200 characters (common.md §6.6).
+pub const MAX_NAME_CHARS: usize = 200;
+
 pub fn clean_name(name: &str) -> String {
     text::clean_term_name(name)
 }

@@ -3,7 +3,8 @@
 
 use super::{import, ImportOptions, ImportSummary, Rejection};
 use crate::store::Store;
-use chrono::{Duration, NaiveDate, NaiveDateTime};
+use crate::values::datetime;
+use chrono::{Duration, NaiveDate};
 
 const DEMO: &str = include_str!("../../data/demo.jsonl");
 
@@ -13,10 +14,7 @@ fn first_start(lines: &str) -> Option<NaiveDate> {
         .lines()
         .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
         .filter(|v| v["resource"] == "events")
-        .filter_map(|v| {
-            NaiveDateTime::parse_from_str(v["data"]["start_date"].as_str()?, "%Y-%m-%d %H:%M:%S")
-                .ok()
-        })
+        .filter_map(|v| datetime::parse_formatted(v["data"]["start_date"].as_str()?))
         .map(|d| d.date())
         .min()
 }

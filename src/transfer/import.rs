@@ -8,7 +8,7 @@ use crate::model::{Kind, Language, Status};
 use crate::store::{PostIdKind, Reads, Store, StoreError, WriteTx};
 use crate::values::cost::Cost;
 use crate::values::timezone::Zone;
-use crate::values::{scalars, slug};
+use crate::values::{datetime, scalars, slug};
 use chrono::{Duration, NaiveDateTime};
 use serde_json::{Map, Value};
 use std::io::BufRead;
@@ -205,8 +205,7 @@ impl Fields<'_> {
             .get(key)
             .and_then(Value::as_str)
             .ok_or_else(|| Self::refuse(key, "must be a date-time string"))?;
-        NaiveDateTime::parse_from_str(text, "%Y-%m-%d %H:%M:%S")
-            .ok()
+        datetime::parse_formatted(text)
             .and_then(|d| d.checked_add_signed(shift))
             .ok_or_else(|| Self::refuse(key, "must be `YYYY-MM-DD HH:MM:SS`"))
     }
@@ -337,7 +336,7 @@ fn load_term(tx: &mut WriteTx, kind: Kind, data: &Fields) -> LineResult<()> {
     let language = data.language()?;
     let slug = data.slug()?;
     let name = crate::service::terms::clean_name(&data.text("name")?);
-    if name.is_empty() || name.chars().count() > 200 {
+    if name.is_empty() || name.chars().count() > crate::service::terms::MAX_NAME_CHARS {
         return Err("`name` must have 1 to 200 characters".into());
     }
     let parent = data.id_or_zero("parent")?;
@@ -511,26 +510,23 @@ fn geo(data: &Fields) -> Result<Option<GeoPoint>, String> {
 
 fn load_venue(tx: &mut WriteTx, data: &Fields, shift: Duration) -> LineResult<()> {
     let line = post_line(tx, Kind::Venue, data, "venue", shift)?;
-    let venue = |post| -> Result<Venue, String> {
-        Ok(Venue {
-            post,
-            address: data.text("address")?,
-            city: data.text("city")?,
-            country: data.text("country")?,
-            province: data.text("province")?,
-            state: data.text("state")?,
-            zip: data.text("zip")?,
-            phone: data.text("phone")?,
-            stateprovince: data.text("stateprovince")?,
-            website: data.text("website")?,
-            show_map: data.flag("show_map")?,
-            show_map_link: data.flag("show_map_link")?,
-            geo: geo(data)?,
-        })
+    // The kind's own fields are validated before anything is written.
+    let venue = Venue {
+        post: line.meta.clone(),
+        address: data.text("address")?,
+        city: data.text("city")?,
+        country: data.text("country")?,
+        province: data.text("province")?,
+        state: data.text("state")?,
+        zip: data.text("zip")?,
+        phone: data.text("phone")?,
+        stateprovince: data.text("stateprovince")?,
+        website: data.text("website")?,
+        show_map: data.flag("show_map")?,
+        show_map_link: data.flag("show_map_link")?,
+        geo: geo(data)?,
     };
-    // Validate the kind's own fields before anything is written.
-    let checked = venue(line.meta.clone())?;
-    put_post(tx, Kind::Venue, line, |post| Venue { post, ..checked })
+    put_post(tx, Kind::Venue, line, |post| Venue { post, ..venue })
 }
 
 fn load_organizer(tx: &mut WriteTx, data: &Fields, shift: Duration) -> LineResult<()> {

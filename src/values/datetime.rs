@@ -53,8 +53,16 @@ pub fn parse_str(s: &str, zone: &Zone, now: DateTime<Utc>) -> Result<DateTimeVal
 }
 
 /// The output form of every date-time in a representation (§9.6.5).
+const STORED_FORM: &str = "%Y-%m-%d %H:%M:%S";
+
+/// A date-time in the output form of representations (§9.6.5).
 pub fn format(dt: &NaiveDateTime) -> String {
-    dt.format("%Y-%m-%d %H:%M:%S").to_string()
+    dt.format(STORED_FORM).to_string()
+}
+
+/// Reads back exactly what [`format`] writes (exported representations), nothing else.
+pub fn parse_formatted(s: &str) -> Option<NaiveDateTime> {
+    NaiveDateTime::parse_from_str(s, STORED_FORM).ok()
 }
 
 fn unrecognised() -> Invalid {

@@ -229,9 +229,6 @@ fn allowed(ctx: &Context, kind: Kind) -> &'static [&'static str] {
     }
 }
 
-/// Names are limited to 200 characters (common.md §6.6).
-const MAX_NAME_CHARS: usize = 200;
-
 fn write(params: &mut Params, kind: Kind) -> TermWrite {
     let name = params.str("name").map(terms::clean_name);
     match &name {
@@ -239,7 +236,7 @@ fn write(params: &mut Params, kind: Kind) -> TermWrite {
             "name",
             Invalid::new(SubCode::Empty, "must not be empty after cleaning."),
         ),
-        Some(n) if n.chars().count() > MAX_NAME_CHARS => params.refuse(
+        Some(n) if n.chars().count() > terms::MAX_NAME_CHARS => params.refuse(
             "name",
             Invalid::new(SubCode::TooLong, "must be at most 200 characters."),
         ),
