@@ -4,6 +4,7 @@
 
 pub mod analysis;
 mod docs;
+pub mod filters;
 pub mod geo;
 pub mod indexer;
 pub mod planner;
@@ -26,6 +27,10 @@ use tantivy::{
 
 /// Memory for the index writer's buffers.
 const WRITER_MEMORY: usize = 64 * 1024 * 1024;
+
+/// Memory for cached filter bitsets: one bit per document per filter and segment, so 125 KB
+/// per filter at a million documents, about 500 filters.
+const FILTER_CACHE_BYTES: usize = 64 * 1024 * 1024;
 
 #[derive(Debug, thiserror::Error)]
 pub enum IndexError {
@@ -77,6 +82,8 @@ struct Live {
     view: RwLock<Option<View>>,
     /// Term counts of one searcher generation (see [`SearchIndex::term_counts`]).
     term_counts: Mutex<TermCounts>,
+    /// Per-segment bitsets of list filters (see `filters`).
+    filter_cache: Arc<filters::FilterCache>,
 }
 
 /// Published-event counts per term, valid for the searcher generation they were counted in.
@@ -123,6 +130,7 @@ impl Live {
             writer: Mutex::new(writer),
             view: RwLock::new(None),
             term_counts: Mutex::new(TermCounts::default()),
+            filter_cache: Arc::new(filters::FilterCache::new(FILTER_CACHE_BYTES)),
         })
     }
 
@@ -475,7 +483,7 @@ impl SearchIndex {
         offset: usize,
         limit: usize,
     ) -> IndexResult<Hits> {
-        let query = planner::events(&self.fields, filter);
+        let query = planner::events(&self.fields, filter).into_query(&self.live().filter_cache);
         let key_field = match order {
             EventOrder::Start => "order_start",
             EventOrder::Publication => "order_date",
@@ -483,7 +491,7 @@ impl SearchIndex {
         // Ascending natural order, expressed as a larger-is-better key.
         self.page(
             &view.searcher,
-            query.as_ref(),
+            &query,
             key_field,
             true,
             relevance,
@@ -501,10 +509,10 @@ impl SearchIndex {
         offset: usize,
         limit: usize,
     ) -> IndexResult<Hits> {
-        let query = planner::linked(&self.fields, filter);
+        let query = planner::linked(&self.fields, filter).into_query(&self.live().filter_cache);
         self.page(
             &view.searcher,
-            query.as_ref(),
+            &query,
             "order_date",
             false,
             relevance,

@@ -2,17 +2,20 @@
 //! filter of `GET /events`, `GET /venues` and `GET /organizers` becomes a clause here, so lists,
 //! totals and pages come from the index; nothing is scanned.
 
+use super::filters::Plan;
 use crate::auth::{Caller, Capability};
 use crate::index::schema::Fields;
 use crate::model::{Kind, Language, Status};
 use crate::values::search::SearchQuery;
 use std::ops::Bound;
+use std::ops::RangeBounds;
+use tantivy::query::doc_predicate_query::{DocPredicateQuery, FunctionPredicate};
 use tantivy::query::{
     BooleanQuery, BoostQuery, DisjunctionMaxQuery, FuzzyTermQuery, Occur, PhrasePrefixQuery,
     PhraseQuery, Query, RangeQuery, TermQuery, TermSetQuery,
 };
 use tantivy::schema::{Field, IndexRecordOption};
-use tantivy::Term;
+use tantivy::{DocId, SegmentReader, Term};
 
 /// Longest date window (in months) narrowed through the month terms: for narrow windows the
 /// month postings lead the intersection (a one-month window at 100k events: 2.2 → 0.45 ms);
@@ -121,6 +124,21 @@ fn i64_range(field: Field, lower: Bound<i64>, upper: Bound<i64>) -> Box<dyn Quer
         Bound::Unbounded => Bound::Unbounded,
     };
     Box::new(RangeQuery::new(map(lower), map(upper)))
+}
+
+/// A bound on a local date-time (i64 fast field) checked on each candidate document: the
+/// filters' bitset leads, and a range query would scan the column block by block from every
+/// candidate it is sought to.
+fn local_time_within(name: &'static str, lower: Bound<i64>, upper: Bound<i64>) -> Box<dyn Query> {
+    let predicate = FunctionPredicate::from(move |segment: &SegmentReader| {
+        let column = segment.fast_fields().i64(name)?;
+        Ok(move |doc: DocId| {
+            column
+                .first(doc)
+                .is_some_and(|v| (lower, upper).contains(&v))
+        })
+    });
+    Box::new(DocPredicateQuery::from(predicate))
 }
 
 fn f64_range(field: Field, lower: f64, upper: f64) -> Box<dyn Query> {
@@ -247,23 +265,22 @@ fn phrase_clause(fields: &Fields, language: Language, stems: &[String]) -> Box<d
     ])
 }
 
-/// common.md §9.11 as clauses: every word required, phrases required, exclusions removed.
-pub fn search_clauses(
-    fields: &Fields,
-    language: Language,
-    q: &SearchQuery,
-) -> Vec<(Occur, Box<dyn Query>)> {
-    let mut clauses = Vec::new();
+/// common.md §9.11 as clauses: every word required (a filter: its matches depend on the
+/// segment alone), phrases required, exclusions removed (checks).
+pub fn add_search(plan: &mut Plan, fields: &Fields, language: Language, q: &SearchQuery) {
     for word in q.words() {
-        clauses.push((
-            Occur::Must,
-            word_clause(fields, language, &word.folded, &word.stem, true),
+        plan.filter(word_clause(
+            fields,
+            language,
+            &word.folded,
+            &word.stem,
+            true,
         ));
     }
     for phrase in q.phrases() {
         if phrase.len() > 1 {
             let stems: Vec<String> = phrase.iter().map(|w| w.stem.clone()).collect();
-            clauses.push((Occur::Must, phrase_clause(fields, language, &stems)));
+            plan.check(Occur::Must, phrase_clause(fields, language, &stems));
         }
     }
     for exclusion in q.exclusions() {
@@ -275,9 +292,8 @@ pub fn search_clauses(
                 &many.iter().map(|w| w.stem.clone()).collect::<Vec<_>>(),
             ),
         };
-        clauses.push((Occur::MustNot, clause));
+        plan.check(Occur::MustNot, clause);
     }
-    clauses
 }
 
 /// Degrees of latitude per kilometre, and of longitude at a latitude, for the bounding box
@@ -306,39 +322,41 @@ pub fn haversine_km(lat1: f64, lng1: f64, lat2: f64, lng2: f64) -> f64 {
     2.0 * EARTH_KM * a.sqrt().asin()
 }
 
-fn geo_clauses(fields: &Fields, geo: GeoFilter) -> Vec<Box<dyn Query>> {
-    let mut clauses = vec![bool_is(fields.has_geo, true)];
-    if let GeoFilter::Within {
-        lat,
-        lng,
-        radius_km,
-    } = geo
-    {
-        if let Some((lat_min, lat_max, lng_min, lng_max)) = bounding_box(lat, lng, radius_km) {
-            clauses.push(f64_range(fields.geo_lat, lat_min, lat_max));
-            clauses.push(f64_range(fields.geo_lng, lng_min, lng_max));
-        }
-        clauses.push(super::geo::within(lat, lng, radius_km));
+/// The radius check: a bounding box on the coordinates' fast fields, then the exact distance.
+fn geo_checks(fields: &Fields, lat: f64, lng: f64, radius_km: f64) -> Vec<Box<dyn Query>> {
+    let mut clauses = Vec::new();
+    if let Some((lat_min, lat_max, lng_min, lng_max)) = bounding_box(lat, lng, radius_km) {
+        clauses.push(f64_range(fields.geo_lat, lat_min, lat_max));
+        clauses.push(f64_range(fields.geo_lng, lng_min, lng_max));
     }
+    clauses.push(super::geo::within(lat, lng, radius_km));
     clauses
 }
 
-/// The query of `GET /events` (events.md §2).
-pub fn events(fields: &Fields, f: &EventFilter) -> Box<dyn Query> {
-    let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![
-        (
-            Occur::Must,
-            text(
-                fields.scope,
-                &super::docs::scope(Kind::Event, f.language, true),
-            ),
-        ),
-        (Occur::Must, visibility_clause(fields, &f.visibility)),
-    ];
+/// The base of every list: the kind and language's listed records that the caller may see.
+/// The visibility clause is a filter unless it depends on `now` (scheduled records).
+fn base_plan(fields: &Fields, kind: Kind, language: Language, v: &Visibility) -> Plan {
+    let mut plan = Plan::default();
+    plan.filter(text(
+        fields.scope,
+        &super::docs::scope(kind, language, true),
+    ));
+    let visibility = visibility_clause(fields, v);
+    if v.any_scheduled {
+        plan.check(Occur::Must, visibility);
+    } else {
+        plan.filter(visibility);
+    }
+    plan
+}
+
+/// The plan of `GET /events` (events.md §2).
+pub fn events(fields: &Fields, f: &EventFilter) -> Plan {
+    let mut plan = base_plan(fields, Kind::Event, f.language, &f.visibility);
     let d = &f.dates;
     // The months the window's starts can fall in (a start is never after its end), as a few
-    // posting lists: they lead the intersection, and the exact range checks below only see
-    // their events. Wide windows are left to the exact checks alone (see MAX_WINDOW_MONTHS).
+    // posting lists: a filter, so only their events reach the exact range checks below.
+    // Wide windows are left to the exact checks alone (see MAX_WINDOW_MONTHS).
     let earliest = [d.start_min, d.starts_after].into_iter().flatten().max();
     let latest = [d.starts_before, d.end_max, d.ends_before]
         .into_iter()
@@ -350,34 +368,31 @@ pub fn events(fields: &Fields, f: &EventFilter) -> Box<dyn Query> {
             super::docs::month_of_seconds(high),
         );
         if (0..=MAX_WINDOW_MONTHS).contains(&(high - low)) {
-            clauses.push((
-                Occur::Must,
-                Box::new(TermSetQuery::new(
-                    (low..=high).map(|m| Term::from_field_i64(fields.start_month, m)),
-                )),
-            ));
+            plan.filter(Box::new(TermSetQuery::new(
+                (low..=high).map(|m| Term::from_field_i64(fields.start_month, m)),
+            )));
         }
     }
-    let mut range = |field: Field, lower: Bound<i64>, upper: Bound<i64>| {
-        clauses.push((Occur::Must, i64_range(field, lower, upper)));
+    let mut range = |field: &'static str, lower: Bound<i64>, upper: Bound<i64>| {
+        plan.check(Occur::Must, local_time_within(field, lower, upper));
     };
     if let Some(v) = d.start_min {
-        range(fields.start_local, Bound::Included(v), Bound::Unbounded);
+        range("start_local", Bound::Included(v), Bound::Unbounded);
     }
     if let Some(v) = d.end_max {
-        range(fields.end_local, Bound::Unbounded, Bound::Included(v));
+        range("end_local", Bound::Unbounded, Bound::Included(v));
     }
     if let Some(v) = d.starts_before {
-        range(fields.start_local, Bound::Unbounded, Bound::Excluded(v));
+        range("start_local", Bound::Unbounded, Bound::Excluded(v));
     }
     if let Some(v) = d.starts_after {
-        range(fields.start_local, Bound::Excluded(v), Bound::Unbounded);
+        range("start_local", Bound::Excluded(v), Bound::Unbounded);
     }
     if let Some(v) = d.ends_before {
-        range(fields.end_local, Bound::Unbounded, Bound::Excluded(v));
+        range("end_local", Bound::Unbounded, Bound::Excluded(v));
     }
     if let Some(v) = d.ends_after {
-        range(fields.end_local, Bound::Excluded(v), Bound::Unbounded);
+        range("end_local", Bound::Excluded(v), Bound::Unbounded);
     }
     for (field, ids) in [
         (fields.categories, &f.categories),
@@ -387,53 +402,52 @@ pub fn events(fields: &Fields, f: &EventFilter) -> Box<dyn Query> {
         (fields.id, &f.include),
     ] {
         if let Some(ids) = ids {
-            clauses.push((Occur::Must, any_u64(field, ids)));
+            plan.filter(any_u64(field, ids));
         }
     }
     if let Some(parent) = f.post_parent {
-        clauses.push((
-            Occur::Must,
-            term_query(Term::from_field_u64(fields.post_parent, parent)),
-        ));
+        plan.filter(term_query(Term::from_field_u64(fields.post_parent, parent)));
     }
     if let Some(featured) = f.featured {
-        clauses.push((Occur::Must, bool_is(fields.featured, featured)));
+        plan.filter(bool_is(fields.featured, featured));
     }
     if let Some(ticketed) = f.ticketed {
-        clauses.push((Occur::Must, bool_is(fields.ticketed, ticketed)));
+        plan.filter(bool_is(fields.ticketed, ticketed));
     }
     if let Some(geo) = f.geo {
-        clauses.extend(
-            geo_clauses(fields, geo)
-                .into_iter()
-                .map(|q| (Occur::Must, q)),
-        );
+        plan.filter(bool_is(fields.has_geo, true));
+        if let GeoFilter::Within {
+            lat,
+            lng,
+            radius_km,
+        } = geo
+        {
+            for clause in geo_checks(fields, lat, lng, radius_km) {
+                plan.check(Occur::Must, clause);
+            }
+        }
     }
     if let Some(q) = &f.search {
-        clauses.extend(search_clauses(fields, f.language, q));
+        add_search(&mut plan, fields, f.language, q);
     }
-    Box::new(BooleanQuery::new(clauses))
+    plan
 }
 
-/// The query of `GET /venues` and `GET /organizers` (venues-organizers.md §4).
-pub fn linked(fields: &Fields, f: &LinkedFilter) -> Box<dyn Query> {
-    let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![
-        (
-            Occur::Must,
-            text(fields.scope, &super::docs::scope(f.kind, f.language, true)),
-        ),
-        (Occur::Must, visibility_clause(fields, &f.visibility)),
-    ];
+/// The plan of `GET /venues` and `GET /organizers` (venues-organizers.md §4).
+pub fn linked(fields: &Fields, f: &LinkedFilter) -> Plan {
+    let mut plan = base_plan(fields, f.kind, f.language, &f.visibility);
+    // A check, not a filter: the ID set is derived from the events (and can be thousands of
+    // IDs long), so it would make a poor cache key.
     if let Some(only) = &f.only {
-        clauses.push((Occur::Must, any_u64(fields.id, only)));
+        plan.check(Occur::Must, any_u64(fields.id, only));
     }
     if let Some(except) = &f.except {
-        clauses.push((Occur::MustNot, any_u64(fields.id, except)));
+        plan.check(Occur::MustNot, any_u64(fields.id, except));
     }
     if let Some(q) = &f.search {
-        clauses.extend(search_clauses(fields, f.language, q));
+        add_search(&mut plan, fields, f.language, q);
     }
-    Box::new(BooleanQuery::new(clauses))
+    plan
 }
 
 /// Events of a language whose effective status is `publish`, carrying a term or linking a
@@ -512,13 +526,13 @@ mod tests {
         }
     }
 
-    fn rendered(q: &dyn Query) -> String {
+    fn rendered(q: &impl std::fmt::Debug) -> String {
         format!("{q:?}")
     }
 
     #[test]
     fn base_clauses_select_listed_events_of_the_language() {
-        let q = rendered(events(&fields(), &filter()).as_ref());
+        let q = rendered(&events(&fields(), &filter()));
         assert!(q.contains("event/en/listed"), "{q}");
     }
 
@@ -526,9 +540,9 @@ mod tests {
     fn published_is_one_term_when_nothing_is_scheduled() {
         let f = fields();
         let mut v = anonymous();
-        let with = rendered(visibility_clause(&f, &v).as_ref());
+        let with = rendered(&visibility_clause(&f, &v));
         v.any_scheduled = false;
-        let without = rendered(visibility_clause(&f, &v).as_ref());
+        let without = rendered(&visibility_clause(&f, &v));
         assert!(
             with.contains("future") && !without.contains("future"),
             "{without}"
@@ -537,17 +551,18 @@ mod tests {
 
     #[test]
     fn each_filter_adds_its_clause() {
-        let base = rendered(events(&fields(), &filter()).as_ref());
+        let base = rendered(&events(&fields(), &filter()));
         let mut with = filter();
         with.featured = Some(true);
         with.categories = Some(vec![7, 8]);
         with.post_parent = Some(3);
         with.dates.start_min = Some(10);
         with.dates.ends_after = Some(20);
-        let q = rendered(events(&fields(), &with).as_ref());
+        let plan = events(&fields(), &with);
+        let q = rendered(&plan);
         assert!(q.len() > base.len());
         assert!(q.contains("TermSetQuery"), "{q}");
-        assert!(q.contains("RangeQuery"), "{q}");
+        assert_eq!(plan.checks.len(), 1 + 2, "visibility, two date bounds: {q}");
     }
 
     #[test]
@@ -569,35 +584,58 @@ mod tests {
             ..editor.clone()
         };
         let f = fields();
-        let e = rendered(visibility_clause(&f, &editor).as_ref());
-        let a = rendered(visibility_clause(&f, &author).as_ref());
+        let e = rendered(&visibility_clause(&f, &editor));
+        let a = rendered(&visibility_clause(&f, &author));
         assert!(a.len() > e.len(), "authors also need publish-or-own");
     }
 
     #[test]
     fn search_words_are_required_and_exclusions_removed() {
-        let q = SearchQuery::parse("jazz -rock \"blue note\"", Language::En);
-        let clauses = search_clauses(&fields(), Language::En, &q);
-        let musts = clauses.iter().filter(|(o, _)| *o == Occur::Must).count();
-        let nots = clauses.iter().filter(|(o, _)| *o == Occur::MustNot).count();
+        let searched = |text: &str| {
+            let mut plan = Plan::default();
+            add_search(
+                &mut plan,
+                &fields(),
+                Language::En,
+                &SearchQuery::parse(text, Language::En),
+            );
+            plan
+        };
+        let plan = searched("jazz -rock \"blue note\"");
+        let musts = plan
+            .checks
+            .iter()
+            .filter(|(o, _)| *o == Occur::Must)
+            .count();
+        let nots = plan
+            .checks
+            .iter()
+            .filter(|(o, _)| *o == Occur::MustNot)
+            .count();
         assert_eq!(
-            (musts, nots),
-            (4, 1),
-            "jazz, blue, note and the phrase; -rock"
+            (plan.filters.len(), musts, nots),
+            (3, 1, 1),
+            "jazz, blue and note as filters; the phrase; -rock"
         );
-        let short = SearchQuery::parse("work", Language::En);
-        let c = rendered(
-            search_clauses(&fields(), Language::En, &short)[0]
-                .1
-                .as_ref(),
-        );
+        let short = rendered(&searched("work"));
         assert!(
-            !c.contains("Fuzzy"),
-            "no typo tolerance under 5 characters: {c}"
+            !short.contains("Fuzzy"),
+            "no typo tolerance under 5 characters: {short}"
         );
-        let long = SearchQuery::parse("concert", Language::En);
-        let c = rendered(search_clauses(&fields(), Language::En, &long)[0].1.as_ref());
-        assert!(c.contains("Fuzzy"), "{c}");
+        let long = rendered(&searched("concert"));
+        assert!(long.contains("Fuzzy"), "{long}");
+    }
+
+    #[test]
+    fn now_dependent_visibility_is_checked_not_cached() {
+        let mut scheduled = filter();
+        scheduled.visibility.any_scheduled = false;
+        let plan = events(&fields(), &scheduled);
+        assert!(plan.checks.is_empty(), "{plan:?}");
+        scheduled.visibility.any_scheduled = true;
+        scheduled.dates.ends_after = Some(5);
+        let plan = events(&fields(), &scheduled);
+        assert_eq!((plan.filters.len(), plan.checks.len()), (1, 2), "{plan:?}");
     }
 
     #[test]
@@ -605,12 +643,12 @@ mod tests {
         let mut narrow = filter();
         narrow.dates.start_min = Some(1_800_000_000);
         narrow.dates.end_max = Some(1_800_000_000 + 30 * 86_400);
-        let q = rendered(events(&fields(), &narrow).as_ref());
+        let q = rendered(&events(&fields(), &narrow));
         assert!(q.contains("TermSetQuery"), "{q}");
         let mut wide = filter();
         wide.dates.start_min = Some(1_800_000_000);
         wide.dates.end_max = Some(1_800_000_000 + 730 * 86_400);
-        let q = rendered(events(&fields(), &wide).as_ref());
+        let q = rendered(&events(&fields(), &wide));
         assert!(!q.contains("TermSetQuery"), "{q}");
     }
 
@@ -622,7 +660,7 @@ mod tests {
             lng: -8.61,
             radius_km: 10.0,
         });
-        let q = rendered(events(&fields(), &with).as_ref());
+        let q = rendered(&events(&fields(), &with));
         assert!(q.matches("RangeQuery").count() >= 2, "{q}");
         assert!(bounding_box(89.99, 0.0, 50.0).is_none());
         assert!((haversine_km(41.15, -8.61, 38.72, -9.14) - 274.0).abs() < 5.0);

@@ -1,0 +1,425 @@
+//! Filter clauses answered from cached per-segment bitsets (what Lucene's query cache does).
+//!
+//! Most clauses of a list are filters whose matches depend only on a segment's postings: the
+//! base scope, the status set, months, term/venue/organizer IDs, flags, search words. Segments
+//! are immutable (deletes only hide documents, which the collector skips), so a filter's
+//! matches in a segment can be computed once and kept as one bit per document. A list then
+//! ANDs its filters' bitsets word by word (a 200,000-document segment is 3,125 words), and
+//! only the few survivors are checked against the remaining clauses (date ranges on fast
+//! fields, `now`-relative statuses, phrases, exclusions) and ordered. Without the cache, every
+//! candidate of the broadest clause was sought in every posting list and every prefix, typo
+//! and ID-set clause first copied all its postings into a bitset, per request.
+//!
+//! When relevance scores are wanted, the plan runs as an ordinary boolean query instead
+//! (bitsets carry no scores).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use tantivy::index::SegmentId;
+use tantivy::query::{
+    intersect_scorers, AllQuery, BooleanQuery, ConstScorer, EnableScoring, Explanation, Occur,
+    Query, Scorer, Weight,
+};
+use tantivy::{DocId, DocSet, Score, SegmentReader, TantivyError, TERMINATED};
+
+/// A query as the planner builds it: filters (cacheable, all required) and checks (the rest).
+#[derive(Debug, Default)]
+pub struct Plan {
+    pub filters: Vec<Box<dyn Query>>,
+    pub checks: Vec<(Occur, Box<dyn Query>)>,
+}
+
+impl Plan {
+    /// A required clause whose matches depend on nothing but the segment (no `now`).
+    pub fn filter(&mut self, query: Box<dyn Query>) {
+        self.filters.push(query);
+    }
+
+    /// A clause evaluated per candidate document.
+    pub fn check(&mut self, occur: Occur, query: Box<dyn Query>) {
+        self.checks.push((occur, query));
+    }
+
+    /// The plan as a query that uses (and fills) `cache`.
+    pub fn into_query(self, cache: &Arc<FilterCache>) -> FilteredQuery {
+        FilteredQuery {
+            keys: self.filters.iter().map(|q| format!("{q:?}")).collect(),
+            plan: Arc::new(self),
+            cache: cache.clone(),
+        }
+    }
+
+    fn checks(&self) -> Vec<(Occur, Box<dyn Query>)> {
+        self.checks
+            .iter()
+            .map(|(o, q)| (*o, q.box_clone()))
+            .collect()
+    }
+
+    /// Every clause as one boolean query (scored, uncached).
+    fn boolean(&self) -> BooleanQuery {
+        let mut clauses: Vec<_> = self
+            .filters
+            .iter()
+            .map(|q| (Occur::Must, q.box_clone()))
+            .collect();
+        clauses.extend(self.checks());
+        BooleanQuery::new(clauses)
+    }
+}
+
+/// Per-segment bitsets of filters, keyed by segment and the filter's rendering, within a
+/// memory budget (when it is exceeded the cache starts over: entries of merged-away segments
+/// and of rare filters go, the common ones come back at their next use).
+pub struct FilterCache {
+    budget: usize,
+    entries: Mutex<Entries>,
+}
+
+#[derive(Default)]
+struct Entries {
+    bits: HashMap<(SegmentId, String), Arc<Vec<u64>>>,
+    bytes: usize,
+}
+
+impl FilterCache {
+    pub fn new(budget: usize) -> FilterCache {
+        FilterCache {
+            budget,
+            entries: Mutex::new(Entries::default()),
+        }
+    }
+
+    fn get(&self, segment: SegmentId, key: &str) -> Option<Arc<Vec<u64>>> {
+        let entries = self.entries.lock().expect("filter cache lock");
+        entries.bits.get(&(segment, key.to_string())).cloned()
+    }
+
+    fn put(&self, segment: SegmentId, key: &str, bits: Arc<Vec<u64>>) {
+        let size = bits.len() * 8 + key.len();
+        let mut entries = self.entries.lock().expect("filter cache lock");
+        if entries.bytes + size > self.budget {
+            entries.bits.clear();
+            entries.bytes = 0;
+        }
+        if entries
+            .bits
+            .insert((segment, key.to_string()), bits)
+            .is_none()
+        {
+            entries.bytes += size;
+        }
+    }
+
+    /// The matches of `query` in the segment, one bit per document (deleted ones included).
+    fn bits(
+        &self,
+        key: &str,
+        query: &dyn Query,
+        reader: &SegmentReader,
+    ) -> tantivy::Result<Arc<Vec<u64>>> {
+        let segment = reader.segment_id();
+        if let Some(bits) = self.get(segment, key) {
+            return Ok(bits);
+        }
+        let mut words = vec![0u64; words_for(reader.max_doc())];
+        let weight = query.weight(EnableScoring::disabled_from_schema(reader.schema()))?;
+        let mut scorer = weight.scorer(reader, 1.0)?;
+        let mut doc = scorer.doc();
+        while doc != TERMINATED {
+            words[(doc / 64) as usize] |= 1 << (doc % 64);
+            doc = scorer.advance();
+        }
+        let bits = Arc::new(words);
+        self.put(segment, key, bits.clone());
+        Ok(bits)
+    }
+}
+
+fn words_for(max_doc: u32) -> usize {
+    (max_doc as usize).div_ceil(64)
+}
+
+/// A [`Plan`] bound to a cache: see the module documentation.
+#[derive(Clone)]
+pub struct FilteredQuery {
+    /// Each filter's rendering: its cache key.
+    keys: Vec<String>,
+    plan: Arc<Plan>,
+    cache: Arc<FilterCache>,
+}
+
+impl std::fmt::Debug for FilteredQuery {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FilteredQuery")
+            .field("filters", &self.keys)
+            .field("checks", &self.plan.checks)
+            .finish()
+    }
+}
+
+impl Query for FilteredQuery {
+    fn weight(&self, scoring: EnableScoring<'_>) -> tantivy::Result<Box<dyn Weight>> {
+        if scoring.is_scoring_enabled() {
+            return self.plan.boolean().weight(scoring);
+        }
+        // Exclusions alone would match nothing in a boolean query: they subtract from all.
+        let checks = if self.plan.checks.is_empty() {
+            None
+        } else {
+            let mut clauses = self.plan.checks();
+            clauses.push((Occur::Must, Box::new(AllQuery)));
+            Some(BooleanQuery::new(clauses).weight(scoring)?)
+        };
+        Ok(Box::new(FilteredWeight {
+            keys: self.keys.clone(),
+            plan: self.plan.clone(),
+            checks,
+            cache: self.cache.clone(),
+        }))
+    }
+
+    fn query_terms<'a>(&'a self, visitor: &mut dyn FnMut(&'a tantivy::Term, bool)) {
+        for q in &self.plan.filters {
+            q.query_terms(visitor);
+        }
+        for (_, q) in &self.plan.checks {
+            q.query_terms(visitor);
+        }
+    }
+}
+
+/// Filter weights are only built on a cache miss (a typo-tolerant word's automaton, an ID
+/// set's term map cost more than the cached answer).
+struct FilteredWeight {
+    keys: Vec<String>,
+    plan: Arc<Plan>,
+    checks: Option<Box<dyn Weight>>,
+    cache: Arc<FilterCache>,
+}
+
+impl Weight for FilteredWeight {
+    fn scorer(&self, reader: &SegmentReader, boost: Score) -> tantivy::Result<Box<dyn Scorer>> {
+        let mut words: Option<Vec<u64>> = None;
+        for (key, query) in self.keys.iter().zip(&self.plan.filters) {
+            let bits = self.cache.bits(key, query.as_ref(), reader)?;
+            match words.as_mut() {
+                None => words = Some(bits.as_ref().clone()),
+                Some(acc) => acc.iter_mut().zip(bits.iter()).for_each(|(a, b)| *a &= b),
+            }
+        }
+        let words = words.unwrap_or_else(|| all_docs(reader.max_doc()));
+        let matches: Box<dyn Scorer> = Box::new(ConstScorer::new(BitsDocSet::new(words), boost));
+        Ok(match &self.checks {
+            None => matches,
+            Some(checks) => intersect_scorers(
+                vec![matches, checks.scorer(reader, boost)?],
+                reader.num_docs(),
+            ),
+        })
+    }
+
+    fn explain(&self, reader: &SegmentReader, doc: DocId) -> tantivy::Result<Explanation> {
+        let mut scorer = self.scorer(reader, 1.0)?;
+        if scorer.seek(doc) == doc {
+            Ok(Explanation::new("FilteredQuery", 1.0))
+        } else {
+            Err(TantivyError::InvalidArgument(format!(
+                "document {doc} does not match"
+            )))
+        }
+    }
+}
+
+fn all_docs(max_doc: u32) -> Vec<u64> {
+    let mut words = vec![u64::MAX; words_for(max_doc)];
+    if !max_doc.is_multiple_of(64) {
+        if let Some(last) = words.last_mut() {
+            *last = (1u64 << (max_doc % 64)) - 1;
+        }
+    }
+    words
+}
+
+/// The documents of a bitset, in order.
+struct BitsDocSet {
+    words: Vec<u64>,
+    /// Index of the word being consumed, and its bits not yet returned.
+    word: usize,
+    rest: u64,
+    doc: DocId,
+    len: u32,
+}
+
+impl BitsDocSet {
+    fn new(words: Vec<u64>) -> BitsDocSet {
+        let len = words.iter().map(|w| w.count_ones()).sum();
+        let rest = words.first().copied().unwrap_or(0);
+        let mut set = BitsDocSet {
+            words,
+            word: 0,
+            rest,
+            doc: 0,
+            len,
+        };
+        set.next_set_bit();
+        set
+    }
+
+    fn next_set_bit(&mut self) -> DocId {
+        while self.rest == 0 {
+            self.word += 1;
+            match self.words.get(self.word) {
+                Some(w) => self.rest = *w,
+                None => {
+                    self.doc = TERMINATED;
+                    return TERMINATED;
+                }
+            }
+        }
+        let bit = self.rest.trailing_zeros();
+        self.rest &= self.rest - 1;
+        self.doc = self.word as u32 * 64 + bit;
+        self.doc
+    }
+}
+
+impl DocSet for BitsDocSet {
+    fn advance(&mut self) -> DocId {
+        if self.doc == TERMINATED {
+            return TERMINATED;
+        }
+        self.next_set_bit()
+    }
+
+    fn seek(&mut self, target: DocId) -> DocId {
+        if self.doc == TERMINATED || target <= self.doc {
+            return self.doc;
+        }
+        let word = (target / 64) as usize;
+        match self.words.get(word) {
+            None => {
+                self.doc = TERMINATED;
+                TERMINATED
+            }
+            Some(w) => {
+                self.word = word;
+                self.rest = w & (u64::MAX << (target % 64));
+                self.next_set_bit()
+            }
+        }
+    }
+
+    fn doc(&self) -> DocId {
+        self.doc
+    }
+
+    fn size_hint(&self) -> u32 {
+        self.len
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn docs(mut set: BitsDocSet) -> Vec<DocId> {
+        let mut out = Vec::new();
+        while set.doc() != TERMINATED {
+            out.push(set.doc());
+            set.advance();
+        }
+        out
+    }
+
+    fn words(docs: &[u32], max_doc: u32) -> Vec<u64> {
+        let mut w = vec![0u64; words_for(max_doc)];
+        for d in docs {
+            w[(*d / 64) as usize] |= 1 << (d % 64);
+        }
+        w
+    }
+
+    #[test]
+    fn a_bitset_yields_its_documents_in_order() {
+        let set = [0, 1, 63, 64, 200, 639];
+        assert_eq!(docs(BitsDocSet::new(words(&set, 640))), set);
+        assert_eq!(docs(BitsDocSet::new(words(&[], 640))), Vec::<u32>::new());
+        assert_eq!(docs(BitsDocSet::new(Vec::new())), Vec::<u32>::new());
+    }
+
+    #[test]
+    fn seek_lands_on_the_first_document_at_or_after_the_target() {
+        let mut set = BitsDocSet::new(words(&[3, 70, 130, 131], 200));
+        assert_eq!(set.seek(2), 3);
+        assert_eq!(set.seek(3), 3, "seeking the current document stays");
+        assert_eq!(set.seek(71), 130);
+        assert_eq!(set.advance(), 131);
+        assert_eq!(set.seek(132), TERMINATED);
+        assert_eq!(set.seek(5000), TERMINATED);
+        assert_eq!(set.size_hint(), 4);
+    }
+
+    #[test]
+    fn cached_filters_follow_new_segments_and_deletes() {
+        use tantivy::collector::{Count, DocSetCollector};
+        use tantivy::query::TermQuery;
+        use tantivy::schema::{IndexRecordOption, Schema, FAST, INDEXED, STRING};
+        use tantivy::{doc, Index, Term};
+
+        let mut schema = Schema::builder();
+        let tag = schema.add_text_field("tag", STRING);
+        let id = schema.add_u64_field("id", INDEXED | FAST);
+        let index = Index::create_in_ram(schema.build());
+        let mut writer: tantivy::IndexWriter = index.writer(15_000_000).unwrap();
+        for n in 0..100u64 {
+            let t = if n % 2 == 0 { "even" } else { "odd" };
+            writer.add_document(doc!(tag => t, id => n)).unwrap();
+        }
+        writer.commit().unwrap();
+        let reader = index.reader().unwrap();
+        let cache = Arc::new(FilterCache::new(1 << 20));
+        let even = || {
+            let mut plan = Plan::default();
+            plan.filter(Box::new(TermQuery::new(
+                Term::from_field_text(tag, "even"),
+                IndexRecordOption::Basic,
+            )));
+            plan.into_query(&cache)
+        };
+        assert_eq!(reader.searcher().search(&even(), &Count).unwrap(), 50);
+        writer.delete_term(Term::from_field_u64(id, 4));
+        writer
+            .add_document(doc!(tag => "even", id => 100u64))
+            .unwrap();
+        writer
+            .add_document(doc!(tag => "even", id => 102u64))
+            .unwrap();
+        writer.commit().unwrap();
+        reader.reload().unwrap();
+        let searcher = reader.searcher();
+        assert_eq!(searcher.search(&even(), &Count).unwrap(), 51);
+        let mut with_check = Plan::default();
+        with_check.filter(Box::new(TermQuery::new(
+            Term::from_field_text(tag, "even"),
+            IndexRecordOption::Basic,
+        )));
+        with_check.check(
+            Occur::MustNot,
+            Box::new(TermQuery::new(
+                Term::from_field_u64(id, 100),
+                IndexRecordOption::Basic,
+            )),
+        );
+        let docs = searcher
+            .search(&with_check.into_query(&cache), &DocSetCollector)
+            .unwrap();
+        assert_eq!(docs.len(), 50, "deleted and excluded documents stay out");
+    }
+
+    #[test]
+    fn all_documents_stop_at_max_doc() {
+        assert_eq!(docs(BitsDocSet::new(all_docs(130))).len(), 130);
+        assert_eq!(docs(BitsDocSet::new(all_docs(128))).len(), 128);
+    }
+}
