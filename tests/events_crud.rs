@@ -3520,3 +3520,59 @@ fn capture_replay_events_crud_auth_errors() {
     // errors #9 and #11 use the ID of a WordPress page, which almanac does not have.
     replay("errors.json", &[9, 11], &[]);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Lists reuse serialized members within one store version and second; every write starts over
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn list_members_show_every_acknowledged_write_at_once() {
+    let t = tok();
+    let listed = |id: i64| -> Value {
+        let r = send("GET", &format!("{}?include={id}", events()), None, None);
+        assert_eq!(r.status, 200, "{}", r.describe());
+        r.json()["events"][0].clone()
+    };
+    let category = send(
+        "POST",
+        &format!("{NS}/categories"),
+        Some(&ADMIN),
+        Some(&json!({"name": format!("Cat {t}")})),
+    );
+    assert_eq!(category.status, 201, "{}", category.describe());
+    let category = category.json()["id"].as_i64().unwrap();
+    let first = mk(
+        &ADMIN,
+        &format!("First {t}"),
+        json!({"venue": {"venue": format!("Hall {t}")}, "categories": [category]}),
+    );
+    let id = id_of(&first);
+    let venue = first["venue"]["id"].as_i64().unwrap();
+    for _ in 0..3 {
+        let item = listed(id);
+        assert_eq!(item["venue"]["venue"], format!("Hall {t}"));
+        assert_eq!(item["categories"][0]["count"], 1);
+    }
+    let renamed = send(
+        "POST",
+        &format!("{NS}/venues/{venue}"),
+        Some(&ADMIN),
+        Some(&json!({"venue": format!("Renamed {t}")})),
+    );
+    assert_eq!(renamed.status, 200, "{}", renamed.describe());
+    assert_eq!(listed(id)["venue"]["venue"], format!("Renamed {t}"));
+    mk(
+        &ADMIN,
+        &format!("Second {t}"),
+        json!({"categories": [category]}),
+    );
+    assert_eq!(listed(id)["categories"][0]["count"], 2);
+    let retitled = send(
+        "POST",
+        &ev(id),
+        Some(&ADMIN),
+        Some(&json!({"title": format!("Retitled {t}")})),
+    );
+    assert_eq!(retitled.status, 200, "{}", retitled.describe());
+    assert_eq!(listed(id)["title"], format!("Retitled {t}"));
+}

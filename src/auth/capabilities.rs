@@ -45,7 +45,7 @@ impl Role {
 }
 
 /// Who is asking: anonymous, or an authenticated user with exactly one role.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Caller {
     Anonymous,
     User { id: u64, role: Role },

@@ -21,6 +21,11 @@ impl Links {
         }
     }
 
+    /// The language segment the request came in with.
+    pub fn segment(&self) -> Option<Language> {
+        self.segment
+    }
+
     /// `P`, without trailing slash.
     pub fn public_url(&self) -> &str {
         &self.public_url

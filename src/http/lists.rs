@@ -4,8 +4,10 @@
 
 use crate::http::links::{form_encode, Links};
 use crate::http::params::{ParamKind, ParamSpec, Params};
+use crate::http::response::Body;
 use crate::http::ApiResponse;
 use serde_json::{json, Map, Value};
+use std::sync::Arc;
 use warp::http::header::HeaderName;
 
 /// `per_page` values above this are lowered to it (common.md §6.2).
@@ -93,26 +95,45 @@ impl ListAnswer<'_> {
 
     /// The 200 answer of a post-kind list (events, venues, organizers): the items, then the
     /// links and totals, in the plugin's key order.
-    pub fn post_kind_answer(&self, items: Vec<Value>) -> ApiResponse {
+    /// The items are serialized JSON objects (see `representations`): they are spliced into
+    /// the body as they are, which is what serializing the whole object would write.
+    pub fn post_kind_answer(&self, items: &[Arc<str>]) -> ApiResponse {
         let links = self.links();
-        let mut body = Map::new();
-        body.insert(self.collection.into(), Value::Array(items));
-        body.insert("rest_url".into(), json!(links.rest_url));
+        let mut tail = Map::new();
+        tail.insert("rest_url".into(), json!(links.rest_url));
         if let Some(next) = &links.next {
-            body.insert("next_rest_url".into(), json!(next));
+            tail.insert("next_rest_url".into(), json!(next));
         }
         if let Some(previous) = &links.previous {
-            body.insert("previous_rest_url".into(), json!(previous));
+            tail.insert("previous_rest_url".into(), json!(previous));
         }
-        body.insert("total".into(), json!(self.total));
-        body.insert("total_pages".into(), json!(links.total_pages));
-        self.respond(body, &links)
+        tail.insert("total".into(), json!(self.total));
+        tail.insert("total_pages".into(), json!(links.total_pages));
+        let tail = serde_json::to_vec(&tail).expect("JSON values always serialize");
+        let mut body = Vec::with_capacity(items.iter().map(|i| i.len() + 1).sum::<usize>() + 300);
+        body.extend_from_slice(b"{\"");
+        body.extend_from_slice(self.collection.as_bytes());
+        body.extend_from_slice(b"\":[");
+        for (n, item) in items.iter().enumerate() {
+            if n > 0 {
+                body.push(b',');
+            }
+            body.extend_from_slice(item.as_bytes());
+        }
+        body.extend_from_slice(b"],");
+        // The members after the items: `tail` without its opening brace.
+        body.extend_from_slice(&tail[1..]);
+        self.finish(ApiResponse::ok_body(Body::Serialized(body)), &links)
     }
 
     /// The 200 answer with the totals headers and `Link` relations; `body` already holds the
     /// members in the resource's order, built by the caller with [`ListLinks`].
     pub fn respond(&self, body: Map<String, Value>, links: &ListLinks) -> ApiResponse {
-        let mut answer = ApiResponse::ok(Value::Object(body))
+        self.finish(ApiResponse::ok(Value::Object(body)), links)
+    }
+
+    fn finish(&self, answer: ApiResponse, links: &ListLinks) -> ApiResponse {
+        let mut answer = answer
             .header(
                 HeaderName::from_static("x-cal-total"),
                 self.total.to_string(),
@@ -161,5 +182,40 @@ mod tests {
             Some("http://h/cal/events/v1/venues/?per_page=2&status=publish")
         );
         assert_eq!(l.total_pages, 3);
+    }
+
+    #[test]
+    fn spliced_members_serialize_like_the_whole_object() {
+        let links = Links::new("http://h".into(), None);
+        let answer = ListAnswer {
+            links: &links,
+            collection: "events",
+            page: 2,
+            per_page: 1,
+            total: 3,
+            query: vec![("search", "a \"b\"".into())],
+            explicit_language: None,
+        };
+        let items: Vec<Value> = vec![json!({"id": 1, "title": "é \u{1F600} <b>"})];
+        let spliced: Vec<Arc<str>> = items.iter().map(|v| v.to_string().into()).collect();
+        let Body::Serialized(bytes) = answer.post_kind_answer(&spliced).body else {
+            panic!("post-kind lists are spliced");
+        };
+        let l = answer.links();
+        let whole = json!({
+            "events": items,
+            "rest_url": l.rest_url,
+            "next_rest_url": l.next,
+            "previous_rest_url": l.previous,
+            "total": 3,
+            "total_pages": 3,
+        });
+        assert_eq!(String::from_utf8(bytes).unwrap(), whole.to_string());
+        let empty = answer.post_kind_answer(&[]);
+        let Body::Serialized(bytes) = empty.body else {
+            panic!("post-kind lists are spliced");
+        };
+        let parsed: Value = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(parsed["events"], json!([]));
     }
 }

@@ -11,6 +11,7 @@ pub mod meta;
 pub mod openapi;
 pub mod params;
 pub mod repr;
+pub mod representations;
 pub mod resources;
 pub mod response;
 pub mod routes;
@@ -44,6 +45,8 @@ pub struct AppState {
     /// `P` of the contract: absolute, no trailing slash.
     pub public_url: Arc<str>,
     pub routes: RouteTable,
+    /// Serialized list members of the current store version and second.
+    pub representations: representations::RepresentationCache,
     /// How long a client may take to send a request body (`ConnectionLimits`).
     pub body_read_timeout: Duration,
 }
@@ -62,6 +65,7 @@ impl AppState {
             auth,
             public_url: public_url.into(),
             routes: RouteTable::new(route_table()),
+            representations: Default::default(),
             body_read_timeout,
         }
     }

@@ -18,7 +18,7 @@ use warp::reply::Response;
 #[derive(Debug)]
 pub struct ApiResponse {
     pub status: StatusCode,
-    pub body: Value,
+    pub body: Body,
     /// Extra headers (e.g. `Location`, `X-Cal-Total`).
     pub headers: Vec<(HeaderName, String)>,
     /// `rel="next"` / `rel="prev"` entries of the `Link` header (§6.3).
@@ -27,6 +27,10 @@ pub struct ApiResponse {
 
 impl ApiResponse {
     pub fn ok(body: Value) -> ApiResponse {
+        ApiResponse::ok_body(Body::Json(body))
+    }
+
+    pub fn ok_body(body: Body) -> ApiResponse {
         ApiResponse {
             status: StatusCode::OK,
             body,
@@ -39,6 +43,14 @@ impl ApiResponse {
         self.headers.push((name, value.into()));
         self
     }
+}
+
+/// A success body: a JSON value, or JSON already serialized (lists splice their members'
+/// cached serializations, see `representations`).
+#[derive(Debug)]
+pub enum Body {
+    Json(Value),
+    Serialized(Vec<u8>),
 }
 
 /// Everything the finishing step needs to know about the request.
@@ -60,7 +72,10 @@ const GZIP_MIN_BYTES: usize = 1024;
 
 impl Finish<'_> {
     pub fn success(&self, answer: ApiResponse, cache_control: Option<&str>) -> Response {
-        let body = serde_json::to_vec(&answer.body).expect("JSON values always serialize");
+        let body = match answer.body {
+            Body::Json(value) => serde_json::to_vec(&value).expect("JSON values always serialize"),
+            Body::Serialized(bytes) => bytes,
+        };
         let is_read = self.method == Method::GET || self.method == Method::HEAD;
         let etag = (answer.status == StatusCode::OK && is_read).then(|| weak_etag(&body));
         let cache = cache_control.unwrap_or(if self.caller.is_authenticated() {

@@ -84,6 +84,10 @@ pub struct Store {
     /// Called after every commit that appended outbox entries, with the last sequence number:
     /// the search index applies them before the write is acknowledged (see `crate::index`).
     after_commit: std::sync::RwLock<Option<CommitHook>>,
+    /// Counts commits, twice each: right after the store commit and again once the index
+    /// holds it. Whatever was derived from the store and the index under one value (cached
+    /// representations) is current for as long as the value stays.
+    version: std::sync::atomic::AtomicU64,
 }
 
 /// Receives the last outbox sequence number of a committed transaction.
@@ -104,6 +108,7 @@ impl Store {
         let store = Store {
             db,
             after_commit: std::sync::RwLock::new(None),
+            version: std::sync::atomic::AtomicU64::new(0),
         };
         store.write(|tx| {
             let mut meta = tx.txn.open_table(META)?;
@@ -144,13 +149,27 @@ impl Store {
         let out = f(&mut tx)?;
         let last = tx.last_outbox_seq;
         tx.txn.commit().map_err(StoreError::from)?;
+        self.bump_version();
         if let Some(seq) = last {
             let hook = self.after_commit.read().expect("commit hook lock").clone();
             if let Some(hook) = hook {
                 hook(seq);
+                // What was derived meanwhile may hold the new records with the index's
+                // older answers (term counts): it is not current either.
+                self.bump_version();
             }
         }
         Ok(out)
+    }
+
+    fn bump_version(&self) {
+        self.version
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// See the `version` field: read it before reading what is derived under it.
+    pub fn version(&self) -> u64 {
+        self.version.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     /// Installs the function told about committed outbox entries.

@@ -5,6 +5,7 @@ use crate::http::error::{from_service, ApiError};
 use crate::http::lists::{self, ListAnswer};
 use crate::http::params::{ParamKind, ParamSpec, Params};
 use crate::http::repr::{self, EventParts, LinkedContext};
+use crate::http::representations::{Generation, RepresentationKey};
 use crate::http::resources::linked::{inline, LinkedResource};
 use crate::http::resources::{common_write_params, invalid, post_write, request};
 use crate::http::routes::{
@@ -25,6 +26,7 @@ use crate::values::{datetime, scalars, Invalid, SubCode};
 use chrono::NaiveDateTime;
 use serde_json::{json, Value};
 use std::collections::HashMap;
+use std::sync::Arc;
 use warp::http::header::LOCATION;
 use warp::http::StatusCode;
 
@@ -469,15 +471,15 @@ struct Embedding<'a> {
 }
 
 impl<'a> Embedding<'a> {
-    /// Reads what the representations of `events` embed; term counts are computed for the
-    /// terms these events carry only.
+    /// Reads what the representations of `events` embed, at `now`; term counts are computed
+    /// for the terms these events carry only.
     fn new(
         state: &AppState,
         ctx: &'a Context,
         events: &[&Event],
+        now: NaiveDateTime,
     ) -> Result<Embedding<'a>, ApiError> {
         let rx = state.store.read()?;
-        let now = chrono::Utc::now().naive_utc();
         let mut counts = HashMap::new();
         for kind in [Kind::Category, Kind::Tag] {
             let mut ids: Vec<u64> = events
@@ -612,7 +614,7 @@ fn get(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
         invalid(&ctx.params),
     )
     .map_err(|e| from_service(e, ctx.caller))?;
-    let embedding = Embedding::new(state, ctx, &[&event])?;
+    let embedding = Embedding::new(state, ctx, &[&event], chrono::Utc::now().naive_utc())?;
     Ok(ApiResponse::ok(embedding.event(&event, true, false)?))
 }
 
@@ -626,7 +628,7 @@ fn create(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
         invalid(&params),
     )
     .map_err(|e| from_service(e, ctx.caller))?;
-    let embedding = Embedding::new(state, ctx, &[&event])?;
+    let embedding = Embedding::new(state, ctx, &[&event], chrono::Utc::now().naive_utc())?;
     let mut answer = ApiResponse::ok(embedding.event(&event, false, false)?).header(
         LOCATION,
         ctx.links.route(&format!("/events/{}", event.post.id)),
@@ -646,7 +648,7 @@ fn update(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
         invalid(&params),
     )
     .map_err(|e| from_service(e, ctx.caller))?;
-    let embedding = Embedding::new(state, ctx, &[&event])?;
+    let embedding = Embedding::new(state, ctx, &[&event], chrono::Utc::now().naive_utc())?;
     Ok(ApiResponse::ok(embedding.event(&event, false, false)?))
 }
 
@@ -658,7 +660,7 @@ fn delete(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
         invalid(&ctx.params),
     )
     .map_err(|e| from_service(e, ctx.caller))?;
-    let embedding = Embedding::new(state, ctx, &[&event])?;
+    let embedding = Embedding::new(state, ctx, &[&event], chrono::Utc::now().naive_utc())?;
     Ok(ApiResponse::ok(embedding.event(&event, false, false)?))
 }
 
@@ -741,6 +743,9 @@ fn list(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
         unlock: unlock(&params),
     };
     let request: Request = request(ctx);
+    // Before anything is read: what is derived from the store afterwards is at least as
+    // current as this generation.
+    let generation = Generation::now(&state.store);
     let archive = events::list(
         &state.store,
         &state.index,
@@ -749,12 +754,9 @@ fn list(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
         params.invalid.clone(),
     )
     .map_err(|e| from_service(e, ctx.caller))?;
-    let embedding = Embedding::new(state, ctx, &archive.page.items.iter().collect::<Vec<_>>())?;
-    let mut items = Vec::with_capacity(archive.page.items.len());
-    for event in &archive.page.items {
-        let masked = !query.unlock.opens(event, ctx.caller, request.now);
-        items.push(embedding.event(event, false, masked)?);
-    }
+    let items = list_items(state, ctx, &archive.page.items, generation, |event| {
+        !query.unlock.opens(event, ctx.caller, request.now)
+    })?;
     let q = link_query(&params, &query, &archive.window, ctx);
     let answer = ListAnswer {
         links: &ctx.links,
@@ -765,7 +767,44 @@ fn list(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
         query: q,
         explicit_language: params.translation_language().map(|l| l.code()),
     };
-    Ok(answer.post_kind_answer(items))
+    Ok(answer.post_kind_answer(&items))
+}
+
+/// The page's representations, serialized: from the cache where this generation already
+/// built them, else built (with one embedding for all the missing ones) and cached.
+fn list_items(
+    state: &AppState,
+    ctx: &Context,
+    events: &[Event],
+    generation: Generation,
+    masked: impl Fn(&Event) -> bool,
+) -> Result<Vec<Arc<str>>, ApiError> {
+    let keys: Vec<RepresentationKey> = events
+        .iter()
+        .map(|e| RepresentationKey {
+            kind: Kind::Event,
+            id: e.post.id,
+            masked: masked(e),
+            caller: ctx.caller,
+            segment: ctx.links.segment(),
+        })
+        .collect();
+    let mut items: Vec<Option<Arc<str>>> = keys
+        .iter()
+        .map(|k| state.representations.get(generation, k))
+        .collect();
+    let missing: Vec<usize> = (0..events.len()).filter(|n| items[*n].is_none()).collect();
+    if !missing.is_empty() {
+        let pending: Vec<&Event> = missing.iter().map(|n| &events[*n]).collect();
+        let embedding = Embedding::new(state, ctx, &pending, generation.clock())?;
+        for n in missing {
+            let value = embedding.event(&events[n], false, keys[n].masked)?;
+            let item: Arc<str> = value.to_string().into();
+            state.representations.put(generation, keys[n], item.clone());
+            items[n] = Some(item);
+        }
+    }
+    Ok(items.into_iter().flatten().collect())
 }
 
 /// Q of events.md §2.8: the effective parameters, in the contract's order.

@@ -494,7 +494,7 @@ fn list<R: LinkedResource>(state: &AppState, ctx: &Context) -> Result<ApiRespons
     };
     let mut items = Vec::with_capacity(found.items.len());
     for record in &found.items {
-        items.push(represent(state, ctx, record, false)?);
+        items.push(represent(state, ctx, record, false)?.to_string().into());
     }
-    Ok(answer.post_kind_answer(items))
+    Ok(answer.post_kind_answer(&items))
 }
