@@ -32,6 +32,8 @@ const ADMIN: &str = "bench";
 const PASSWORD: &str = "bench-password-0123456789";
 /// (wrk threads, connections) of each run.
 const LOADS: [(u32, u32); 2] = [(1, 1), (2, 4)];
+/// Concurrent writers of the extra create run (group commit batches them).
+const MANY_WRITERS: u32 = 64;
 /// Words too frequent in every language to be useful search terms.
 const STOP_WORDS: &[&str] = &[
     "the", "and", "for", "with", "of", "a", "an", "in", "on", "at", "to", "de", "da", "do", "das",
@@ -203,6 +205,18 @@ fn main() {
             r,
         ));
     }
+    // Concurrent creates share index commits (group commit): the rate with many writers.
+    let category = p.category.to_string();
+    let many_writers = wrk(
+        &scripts.join("post_event.lua"),
+        &url,
+        2,
+        MANY_WRITERS,
+        seconds,
+        &[&auth],
+        &[("ALMANAC_BENCH_CATEGORY", &category)],
+    );
+    eprintln!("create_event c{MANY_WRITERS}: {}", summary(&many_writers));
     let memory_end = server.memory();
     let events_after = client
         .get(format!(
@@ -241,6 +255,15 @@ fn main() {
         "events_after_creates": events_after,
         "parameters": p.describe(),
         "results": results,
+        "create_event_many_writers": entry(
+            "create_event",
+            "POST",
+            "/events",
+            2,
+            MANY_WRITERS,
+            None,
+            many_writers.clone(),
+        ),
     });
     let out_dir = Path::new(MANIFEST_DIR).join("target/bench-results");
     std::fs::create_dir_all(&out_dir).expect("results dir");
@@ -280,6 +303,15 @@ fn main() {
             cells(four)
         );
     }
+    println!();
+    println!(
+        "`POST /events` with {MANY_WRITERS} concurrent writers: {:.0} creates/s, p50 / p95 / p99 \
+         {} / {} / {}",
+        many_writers["rps"].as_f64().unwrap_or(0.0),
+        ms(&many_writers["p50_us"]),
+        ms(&many_writers["p95_us"]),
+        ms(&many_writers["p99_us"]),
+    );
     println!();
     println!(
         "generate {generate_s:.1} s, index {index_s:.1} s, index {:.1} MiB, data dir {:.1} MiB; \

@@ -15,8 +15,8 @@ use chrono::{NaiveDateTime, Timelike};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-/// Entries kept per generation at most (a few kilobytes each).
-const MAX_ENTRIES: usize = 20_000;
+/// Entries kept per generation at most (a few kilobytes each: about 20 MB).
+const MAX_ENTRIES: usize = 5_000;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct RepresentationKey {

@@ -79,6 +79,11 @@ from_redb!(
 
 pub type StoreResult<T> = Result<T, StoreError>;
 
+/// redb's own page cache. Its default (1 GiB) filled with the pages of concurrent writes and
+/// held them: 720 MB resident after a burst of creates at a million events. Reads of records
+/// not in it come from the operating system's file cache, which the kernel sizes and shares.
+const STORE_CACHE_BYTES: usize = 64 * 1024 * 1024;
+
 pub struct Store {
     db: Database,
     /// Called after every commit that appended outbox entries, with the last sequence number:
@@ -104,7 +109,9 @@ pub struct OutboxEntry {
 impl Store {
     /// Opens (or creates) the store file and its tables, refusing an incompatible format.
     pub fn open(path: &Path) -> StoreResult<Store> {
-        let db = Database::create(path)?;
+        let db = Database::builder()
+            .set_cache_size(STORE_CACHE_BYTES)
+            .create(path)?;
         let store = Store {
             db,
             after_commit: std::sync::RwLock::new(None),
