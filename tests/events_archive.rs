@@ -2877,6 +2877,17 @@ fn geoloc_filter() {
         &["geoloc_unit"],
     );
     bad_sub(&anon(s, "geoloc=yes"), "geoloc", "rest_invalid_type");
+    // A venue that moves takes its events with it (a radius is resolved to the venues in it).
+    let moved = s
+        .req("POST", &format!("{vpath}/{far}"))
+        .user(&ADMIN)
+        .json_body(&json!({"geo_lat": 10, "geo_lng": 19.95}))
+        .send();
+    assert_eq!(moved.status, 200, "{}", moved.describe());
+    assert_eq!(
+        by("geoloc=1&geoloc_lat=10&geoloc_lng=20&geoloc_radius=11.5&geoloc_unit=km"),
+        vec![e1, e2]
+    );
 }
 
 // =============================================================================================

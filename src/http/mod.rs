@@ -300,16 +300,13 @@ where
         path: values,
         route: route_index,
     };
-    // Steps 10–12: the handler. Reads are short CPU work (no waiting: the store and index are
-    // memory-mapped), run where the request is; handing them to another thread cost a tenth
-    // of a cached list request. Writes wait for durable commits and for the indexer, so they
-    // leave the async worker to other connections meanwhile.
+    // Steps 10–12: the handler, off the async workers (store and index are synchronous).
+    // Running reads in place would save the thread hand-off (about a tenth of a cached list
+    // request at 1k events), but it lets long reads (a broad list at 1M events: 12 ms) hold
+    // up every other connection queued on that worker; a test run on an overloaded machine
+    // with that change lost connections, so it is not done.
     let handler = endpoint.handler;
-    let outcome = if method == Method::GET || method == Method::HEAD {
-        handler(state, &context)
-    } else {
-        run_blocking(state, context, handler).await
-    };
+    let outcome = run_blocking(state, context, handler).await;
     match outcome {
         Ok(answer) => finish.success(answer, None),
         Err(e) => finish.error(&e),

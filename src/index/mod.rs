@@ -483,7 +483,23 @@ impl SearchIndex {
         offset: usize,
         limit: usize,
     ) -> IndexResult<Hits> {
-        let query = planner::events(&self.fields, filter).into_query(&self.live().filter_cache);
+        let radius_venues: Vec<u64> = match filter.geo {
+            Some(planner::GeoFilter::Within {
+                lat,
+                lng,
+                radius_km,
+            }) => {
+                let venues = planner::venues_within(&self.fields, lat, lng, radius_km)
+                    .into_query(&self.live().filter_cache);
+                let ids = view
+                    .searcher
+                    .search(&venues, &ValueCollector { field: "id" })?;
+                ids.into_iter().collect()
+            }
+            _ => Vec::new(),
+        };
+        let query = planner::events(&self.fields, filter, &radius_venues)
+            .into_query(&self.live().filter_cache);
         let key_field = match order {
             EventOrder::Start => "order_start",
             EventOrder::Publication => "order_date",

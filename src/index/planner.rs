@@ -141,13 +141,6 @@ fn local_time_within(name: &'static str, lower: Bound<i64>, upper: Bound<i64>) -
     Box::new(DocPredicateQuery::from(predicate))
 }
 
-fn f64_range(field: Field, lower: f64, upper: f64) -> Box<dyn Query> {
-    Box::new(RangeQuery::new(
-        Bound::Included(Term::from_field_f64(field, lower)),
-        Bound::Included(Term::from_field_f64(field, upper)),
-    ))
-}
-
 fn all_of(clauses: Vec<Box<dyn Query>>) -> Box<dyn Query> {
     Box::new(BooleanQuery::new(
         clauses.into_iter().map(|q| (Occur::Must, q)).collect(),
@@ -296,22 +289,6 @@ pub fn add_search(plan: &mut Plan, fields: &Fields, language: Language, q: &Sear
     }
 }
 
-/// Degrees of latitude per kilometre, and of longitude at a latitude, for the bounding box
-/// that narrows the exact distance check.
-fn bounding_box(lat: f64, lng: f64, radius_km: f64) -> Option<(f64, f64, f64, f64)> {
-    const KM_PER_DEGREE: f64 = 111.195;
-    let dlat = radius_km / KM_PER_DEGREE;
-    let cos = lat.to_radians().cos();
-    if lat.abs() + dlat >= 90.0 || cos < 1e-6 {
-        return None;
-    }
-    let dlng = radius_km / (KM_PER_DEGREE * cos);
-    if lng.abs() + dlng >= 180.0 {
-        return None;
-    }
-    Some((lat - dlat, lat + dlat, lng - dlng, lng + dlng))
-}
-
 /// Great-circle distance (haversine, mean Earth radius 6371.0088 km).
 pub fn haversine_km(lat1: f64, lng1: f64, lat2: f64, lng2: f64) -> f64 {
     const EARTH_KM: f64 = 6371.0088;
@@ -320,17 +297,6 @@ pub fn haversine_km(lat1: f64, lng1: f64, lat2: f64, lng2: f64) -> f64 {
     let dl = (lng2 - lng1).to_radians();
     let a = (dp / 2.0).sin().powi(2) + p1.cos() * p2.cos() * (dl / 2.0).sin().powi(2);
     2.0 * EARTH_KM * a.sqrt().asin()
-}
-
-/// The radius check: a bounding box on the coordinates' fast fields, then the exact distance.
-fn geo_checks(fields: &Fields, lat: f64, lng: f64, radius_km: f64) -> Vec<Box<dyn Query>> {
-    let mut clauses = Vec::new();
-    if let Some((lat_min, lat_max, lng_min, lng_max)) = bounding_box(lat, lng, radius_km) {
-        clauses.push(f64_range(fields.geo_lat, lat_min, lat_max));
-        clauses.push(f64_range(fields.geo_lng, lng_min, lng_max));
-    }
-    clauses.push(super::geo::within(lat, lng, radius_km));
-    clauses
 }
 
 /// The base of every list: the kind and language's listed records that the caller may see.
@@ -350,8 +316,21 @@ fn base_plan(fields: &Fields, kind: Kind, language: Language, v: &Visibility) ->
     plan
 }
 
-/// The plan of `GET /events` (events.md §2).
-pub fn events(fields: &Fields, f: &EventFilter) -> Plan {
+/// Venues (any language or status) whose coordinates lie within the radius. An event's point
+/// is its venue's (copied into its document, refreshed when the venue changes), so a radius
+/// filter on events is "linked to one of these venues": a distance check on each venue that
+/// has coordinates (thousands) instead of on each event that has them (hundreds of thousands).
+pub fn venues_within(fields: &Fields, lat: f64, lng: f64, radius_km: f64) -> Plan {
+    let mut plan = Plan::default();
+    plan.filter(text(fields.kind, Kind::Venue.name()));
+    plan.filter(bool_is(fields.has_geo, true));
+    plan.check(Occur::Must, super::geo::within(lat, lng, radius_km));
+    plan
+}
+
+/// The plan of `GET /events` (events.md §2); `radius_venues` are the matches of
+/// [`venues_within`] for a radius filter, from the same index state.
+pub fn events(fields: &Fields, f: &EventFilter, radius_venues: &[u64]) -> Plan {
     let mut plan = base_plan(fields, Kind::Event, f.language, &f.visibility);
     let d = &f.dates;
     // The months the window's starts can fall in (a start is never after its end), as a few
@@ -416,15 +395,9 @@ pub fn events(fields: &Fields, f: &EventFilter) -> Plan {
     }
     if let Some(geo) = f.geo {
         plan.filter(bool_is(fields.has_geo, true));
-        if let GeoFilter::Within {
-            lat,
-            lng,
-            radius_km,
-        } = geo
-        {
-            for clause in geo_checks(fields, lat, lng, radius_km) {
-                plan.check(Occur::Must, clause);
-            }
+        // A filter: the same point and radius (a city's widget) give the same venues.
+        if let GeoFilter::Within { .. } = geo {
+            plan.filter(any_u64(fields.venue, radius_venues));
         }
     }
     if let Some(q) = &f.search {
@@ -526,13 +499,17 @@ mod tests {
         }
     }
 
+    fn events_of(f: &EventFilter) -> Plan {
+        events(&fields(), f, &[])
+    }
+
     fn rendered(q: &impl std::fmt::Debug) -> String {
         format!("{q:?}")
     }
 
     #[test]
     fn base_clauses_select_listed_events_of_the_language() {
-        let q = rendered(&events(&fields(), &filter()));
+        let q = rendered(&events_of(&filter()));
         assert!(q.contains("event/en/listed"), "{q}");
     }
 
@@ -551,14 +528,14 @@ mod tests {
 
     #[test]
     fn each_filter_adds_its_clause() {
-        let base = rendered(&events(&fields(), &filter()));
+        let base = rendered(&events_of(&filter()));
         let mut with = filter();
         with.featured = Some(true);
         with.categories = Some(vec![7, 8]);
         with.post_parent = Some(3);
         with.dates.start_min = Some(10);
         with.dates.ends_after = Some(20);
-        let plan = events(&fields(), &with);
+        let plan = events_of(&with);
         let q = rendered(&plan);
         assert!(q.len() > base.len());
         assert!(q.contains("TermSetQuery"), "{q}");
@@ -630,11 +607,11 @@ mod tests {
     fn now_dependent_visibility_is_checked_not_cached() {
         let mut scheduled = filter();
         scheduled.visibility.any_scheduled = false;
-        let plan = events(&fields(), &scheduled);
+        let plan = events_of(&scheduled);
         assert!(plan.checks.is_empty(), "{plan:?}");
         scheduled.visibility.any_scheduled = true;
         scheduled.dates.ends_after = Some(5);
-        let plan = events(&fields(), &scheduled);
+        let plan = events_of(&scheduled);
         assert_eq!((plan.filters.len(), plan.checks.len()), (1, 2), "{plan:?}");
     }
 
@@ -643,26 +620,33 @@ mod tests {
         let mut narrow = filter();
         narrow.dates.start_min = Some(1_800_000_000);
         narrow.dates.end_max = Some(1_800_000_000 + 30 * 86_400);
-        let q = rendered(&events(&fields(), &narrow));
+        let q = rendered(&events_of(&narrow));
         assert!(q.contains("TermSetQuery"), "{q}");
         let mut wide = filter();
         wide.dates.start_min = Some(1_800_000_000);
         wide.dates.end_max = Some(1_800_000_000 + 730 * 86_400);
-        let q = rendered(&events(&fields(), &wide));
+        let q = rendered(&events_of(&wide));
         assert!(!q.contains("TermSetQuery"), "{q}");
     }
 
     #[test]
-    fn geo_uses_a_bounding_box_and_an_exact_check() {
+    fn a_radius_becomes_the_venues_inside_it() {
+        let venues = venues_within(&fields(), 41.15, -8.61, 10.0);
+        assert_eq!((venues.filters.len(), venues.checks.len()), (2, 1));
+        assert!(rendered(&venues).contains("venue"), "{venues:?}");
         let mut with = filter();
+        with.visibility.any_scheduled = false;
         with.geo = Some(GeoFilter::Within {
             lat: 41.15,
             lng: -8.61,
             radius_km: 10.0,
         });
-        let q = rendered(&events(&fields(), &with));
-        assert!(q.matches("RangeQuery").count() >= 2, "{q}");
-        assert!(bounding_box(89.99, 0.0, 50.0).is_none());
+        let plan = events(&fields(), &with, &[7, 9]);
+        let q = rendered(&plan);
+        assert!(
+            q.contains("TermSetQuery") && !q.contains("RangeQuery"),
+            "{q}"
+        );
         assert!((haversine_km(41.15, -8.61, 38.72, -9.14) - 274.0).abs() < 5.0);
     }
 }
