@@ -78,7 +78,8 @@ pub struct FilterCache {
 
 #[derive(Default)]
 struct Entries {
-    bits: HashMap<(SegmentId, String), Arc<Vec<u64>>>,
+    /// By filter rendering, then segment (looked up by `&str`, without building a key).
+    bits: HashMap<String, HashMap<SegmentId, Arc<Vec<u64>>>>,
     bytes: usize,
 }
 
@@ -92,7 +93,7 @@ impl FilterCache {
 
     fn get(&self, segment: SegmentId, key: &str) -> Option<Arc<Vec<u64>>> {
         let entries = self.entries.lock().expect("filter cache lock");
-        entries.bits.get(&(segment, key.to_string())).cloned()
+        entries.bits.get(key)?.get(&segment).cloned()
     }
 
     fn put(&self, segment: SegmentId, key: &str, bits: Arc<Vec<u64>>) {
@@ -102,11 +103,8 @@ impl FilterCache {
             entries.bits.clear();
             entries.bytes = 0;
         }
-        if entries
-            .bits
-            .insert((segment, key.to_string()), bits)
-            .is_none()
-        {
+        let per_segment = entries.bits.entry(key.to_string()).or_default();
+        if per_segment.insert(segment, bits).is_none() {
             entries.bytes += size;
         }
     }

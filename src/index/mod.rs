@@ -483,6 +483,7 @@ impl SearchIndex {
         offset: usize,
         limit: usize,
     ) -> IndexResult<Hits> {
+        let filter_cache = self.live().filter_cache.clone();
         let radius_venues: Vec<u64> = match filter.geo {
             Some(planner::GeoFilter::Within {
                 lat,
@@ -490,7 +491,7 @@ impl SearchIndex {
                 radius_km,
             }) => {
                 let venues = planner::venues_within(&self.fields, lat, lng, radius_km)
-                    .into_query(&self.live().filter_cache);
+                    .into_query(&filter_cache);
                 let ids = view
                     .searcher
                     .search(&venues, &ValueCollector { field: "id" })?;
@@ -498,8 +499,7 @@ impl SearchIndex {
             }
             _ => Vec::new(),
         };
-        let query = planner::events(&self.fields, filter, &radius_venues)
-            .into_query(&self.live().filter_cache);
+        let query = planner::events(&self.fields, filter, &radius_venues).into_query(&filter_cache);
         let key_field = match order {
             EventOrder::Start => "order_start",
             EventOrder::Publication => "order_date",
