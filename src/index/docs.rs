@@ -1,6 +1,6 @@
 //! Index documents of events, venues and organizers (see index_schema/schema.toml).
 
-use super::schema::Fields;
+use super::schema::{Fields, Key};
 use super::IndexResult;
 use crate::model::event::Event;
 use crate::model::post::{GeoPoint, Organizer, PostMeta, Venue};
@@ -13,7 +13,7 @@ fn seconds(t: &NaiveDateTime) -> i64 {
     t.and_utc().timestamp()
 }
 
-/// Months since year 0 of a wall clock given in seconds (the `start_month` field).
+/// Months since year 0 of a wall clock given in seconds (the [`Key::StartMonth`] key).
 pub fn month_of_seconds(secs: i64) -> i64 {
     use chrono::Datelike;
     let t = chrono::DateTime::from_timestamp(secs, 0)
@@ -30,7 +30,7 @@ pub fn sort_key(t: &NaiveDateTime, id: u64) -> i64 {
     seconds(t) * ID_SPAN + (id as i64 % ID_SPAN)
 }
 
-/// The `scope` term of a document (see index_schema/schema.toml).
+/// The [`Key::Scope`] value of a document (see index_schema/schema.toml).
 pub fn scope(kind: Kind, language: crate::model::Language, listed: bool) -> String {
     let listing = if listed { "listed" } else { "hidden" };
     format!("{}/{}/{listing}", kind.name(), language.code())
@@ -39,12 +39,13 @@ pub fn scope(kind: Kind, language: crate::model::Language, listed: bool) -> Stri
 /// What every post-kind document carries: identity, language, status, dates, title.
 fn base(f: &Fields, kind: Kind, meta: &PostMeta, listed: bool) -> TantivyDocument {
     let mut doc = TantivyDocument::default();
-    doc.add_text(f.kind, kind.name());
-    doc.add_text(f.scope, scope(kind, meta.language, listed));
+    f.add_key(&mut doc, Key::Kind, kind.name());
+    f.add_key(&mut doc, Key::Scope, scope(kind, meta.language, listed));
+    f.add_key(&mut doc, Key::Id, meta.id);
+    f.add_key(&mut doc, Key::Language, meta.language.code());
+    f.add_key(&mut doc, Key::Status, meta.status.as_str());
+    f.add_key(&mut doc, Key::Author, meta.author);
     doc.add_u64(f.id, meta.id);
-    doc.add_text(f.language, meta.language.code());
-    doc.add_text(f.status, meta.status.as_str());
-    doc.add_u64(f.author, meta.author);
     doc.add_i64(f.date_utc, seconds(&meta.date_utc));
     doc.add_i64(f.order_date, sort_key(&meta.date_utc, meta.id));
     doc.add_text(f.title_stem(meta.language), &meta.title);
@@ -61,7 +62,7 @@ fn body(f: &Fields, doc: &mut TantivyDocument, meta: &PostMeta, texts: &[&str]) 
 }
 
 fn geo(f: &Fields, doc: &mut TantivyDocument, point: Option<GeoPoint>) {
-    doc.add_bool(f.has_geo, point.is_some());
+    f.add_key(doc, Key::HasGeo, point.is_some());
     if let Some(p) = point {
         doc.add_f64(f.geo_lat, p.lat);
         doc.add_f64(f.geo_lng, p.lng);
@@ -127,26 +128,32 @@ pub fn event(f: &Fields, e: &Event, rx: &impl Reads) -> IndexResult<TantivyDocum
     doc.add_i64(f.start_local, seconds(&e.start_local));
     doc.add_i64(f.order_start, sort_key(&e.start_local, e.post.id));
     doc.add_i64(f.end_local, seconds(&e.end_local));
-    doc.add_i64(f.start_month, month_of_seconds(seconds(&e.start_local)));
     doc.add_i64(f.start_utc, seconds(&e.start_utc));
+    f.add_key(
+        &mut doc,
+        Key::StartMonth,
+        month_of_seconds(seconds(&e.start_local)),
+    );
     for id in &e.categories {
-        doc.add_u64(f.categories, *id);
+        f.add_key(&mut doc, Key::Category, id);
     }
     for id in &e.tags {
-        doc.add_u64(f.tags, *id);
+        f.add_key(&mut doc, Key::Tag, id);
     }
     if let Some(id) = e.venue {
         doc.add_u64(f.venue, id);
+        f.add_key(&mut doc, Key::Venue, id);
     }
     for id in &e.organizers {
         doc.add_u64(f.organizers, *id);
+        f.add_key(&mut doc, Key::Organizer, id);
     }
-    doc.add_bool(f.featured, e.featured);
-    doc.add_bool(f.sticky, e.sticky);
-    doc.add_bool(f.hide_from_listings, e.hide_from_listings);
-    doc.add_bool(f.ticketed, e.ticketed);
-    doc.add_bool(f.protected, e.password.is_some());
-    doc.add_u64(f.post_parent, e.post_parent);
+    f.add_key(&mut doc, Key::Featured, e.featured);
+    f.add_key(&mut doc, Key::Sticky, e.sticky);
+    f.add_key(&mut doc, Key::HideFromListings, e.hide_from_listings);
+    f.add_key(&mut doc, Key::Ticketed, e.ticketed);
+    f.add_key(&mut doc, Key::Protected, e.password.is_some());
+    f.add_key(&mut doc, Key::PostParent, e.post_parent);
     geo(f, &mut doc, venue.and_then(|v| v.geo));
     Ok(doc)
 }

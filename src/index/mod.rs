@@ -13,7 +13,7 @@ pub mod schema;
 use crate::model::Kind;
 use crate::store::{OutboxEntry, ReadTx, Reads, Store, StoreError};
 use planner::{EventFilter, LinkedFilter};
-use schema::{Fields, IndexSchema};
+use schema::{Fields, IndexSchema, Key};
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -21,12 +21,28 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use tantivy::collector::{Collector, Count, SegmentCollector, TopDocs};
 use tantivy::query::Query;
-use tantivy::{
-    DocId, Index, IndexReader, IndexWriter, Order, ReloadPolicy, Score, SegmentReader, Term,
-};
+use tantivy::{DocId, Index, IndexReader, IndexWriter, Order, ReloadPolicy, Score, SegmentReader};
 
 /// Memory for the index writer's buffers.
 const WRITER_MEMORY: usize = 64 * 1024 * 1024;
+
+/// Indexing threads of the serving index's writer. One: a commit turns what each thread
+/// holds into a segment of its own, and every segment (and every merge) pays a fixed cost
+/// per field (term dictionary builders, fast-field writers), so a batch of a few writes spread
+/// over two threads cost two segments. Full builds use tantivy's default (one per CPU).
+const LIVE_WRITER_THREADS: usize = 1;
+
+/// Segments below this many documents form the lowest merge level of the serving index.
+/// Every acknowledged write commits a segment of a few documents; with tantivy's default
+/// (10,000) each merge of those also rewrote the largest segment under that size, so at a few
+/// thousand events every eighth create paid for rewriting the whole index.
+const LIVE_MIN_LAYER_DOCS: u32 = 100;
+
+fn live_merge_policy() -> tantivy::indexer::LogMergePolicy {
+    let mut policy = tantivy::indexer::LogMergePolicy::default();
+    policy.set_min_layer_size(LIVE_MIN_LAYER_DOCS);
+    policy
+}
 
 /// Memory for cached filter bitsets: one bit per document per filter and segment, so 125 KB
 /// per filter at a million documents, about 500 filters.
@@ -117,7 +133,9 @@ impl Live {
             .reader_builder()
             .reload_policy(ReloadPolicy::Manual)
             .try_into()?;
-        let writer: IndexWriter = index.writer(WRITER_MEMORY)?;
+        let writer: IndexWriter =
+            index.writer_with_num_threads(LIVE_WRITER_THREADS, WRITER_MEMORY)?;
+        writer.set_merge_policy(Box::new(live_merge_policy()));
         // A commit cut short (the process killed between writing a segment's files and
         // publishing them in meta.json) leaves orphan files behind, and the catch-up commit
         // can want one of the same names: tantivy then refuses to overwrite, e.g.
@@ -393,7 +411,7 @@ impl SearchIndex {
         let mut writer = live.writer.lock().expect("index writer lock");
         let f = &self.fields;
         for (kind, id) in &touched {
-            writer.delete_term(Term::from_field_u64(f.id, *id));
+            writer.delete_term(f.key(Key::Id, id));
             let doc = match kind {
                 Kind::Event => rx
                     .get_record::<crate::model::event::Event>(*kind, *id)?
@@ -429,12 +447,9 @@ impl SearchIndex {
     /// Events whose venue or organizers include any of `ids`.
     fn events_linking(&self, live: &Live, ids: &[u64]) -> IndexResult<Vec<u64>> {
         let f = &self.fields;
-        let terms = ids.iter().flat_map(|id| {
-            [
-                Term::from_field_u64(f.venue, *id),
-                Term::from_field_u64(f.organizers, *id),
-            ]
-        });
+        let terms = ids
+            .iter()
+            .flat_map(|id| [f.key(Key::Venue, id), f.key(Key::Organizer, id)]);
         let query = tantivy::query::TermSetQuery::new(terms);
         Ok(values_in(live, &query, "id")?.into_iter().collect())
     }
@@ -443,14 +458,14 @@ impl SearchIndex {
     /// events a term deletion or a venue/organizer trashing must update.
     pub fn events_carrying(&self, kind: Kind, id: u64) -> IndexResult<Vec<u64>> {
         let f = &self.fields;
-        let field = match kind {
-            Kind::Category => f.categories,
-            Kind::Tag => f.tags,
-            Kind::Venue => f.venue,
-            _ => f.organizers,
+        let key = match kind {
+            Kind::Category => Key::Category,
+            Kind::Tag => Key::Tag,
+            Kind::Venue => Key::Venue,
+            _ => Key::Organizer,
         };
         let query = tantivy::query::TermQuery::new(
-            Term::from_field_u64(field, id),
+            f.key(key, id),
             tantivy::schema::IndexRecordOption::Basic,
         );
         Ok(self.collect_values(&query, "id")?.into_iter().collect())
@@ -469,7 +484,9 @@ impl SearchIndex {
     /// look at publication dates.
     pub fn any_scheduled(&self) -> bool {
         let searcher = self.live().reader.searcher();
-        let term = Term::from_field_text(self.fields.status, crate::model::Status::Future.as_str());
+        let term = self
+            .fields
+            .key(Key::Status, crate::model::Status::Future.as_str());
         searcher.doc_freq(&term).map(|n| n > 0).unwrap_or(true)
     }
 
@@ -619,10 +636,10 @@ impl SearchIndex {
     pub fn term_counts(&self, kind: Kind, ids: &[u64], now: i64) -> IndexResult<HashMap<u64, u64>> {
         let live = self.live();
         let searcher = live.reader.searcher();
-        let field = if kind == Kind::Category {
-            self.fields.categories
+        let key = if kind == Kind::Category {
+            Key::Category
         } else {
-            self.fields.tags
+            Key::Tag
         };
         let keep = !self.any_scheduled();
         let mut kept = live.term_counts.lock().expect("term count lock");
@@ -650,7 +667,7 @@ impl SearchIndex {
                 (
                     tantivy::query::Occur::Must,
                     Box::new(tantivy::query::TermQuery::new(
-                        Term::from_field_u64(field, *id),
+                        self.fields.key(key, id),
                         tantivy::schema::IndexRecordOption::Basic,
                     )),
                 ),

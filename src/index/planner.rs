@@ -4,7 +4,7 @@
 
 use super::filters::Plan;
 use crate::auth::{Caller, Capability};
-use crate::index::schema::Fields;
+use crate::index::schema::{Fields, Key};
 use crate::model::{Kind, Language, Status};
 use crate::values::search::SearchQuery;
 use std::ops::Bound;
@@ -107,13 +107,17 @@ fn text(field: Field, value: &str) -> Box<dyn Query> {
     term_query(Term::from_field_text(field, value))
 }
 
-fn bool_is(field: Field, value: bool) -> Box<dyn Query> {
-    term_query(Term::from_field_bool(field, value))
+fn key_is(fields: &Fields, key: Key, value: impl std::fmt::Display) -> Box<dyn Query> {
+    term_query(fields.key(key, value))
 }
 
-fn any_u64(field: Field, ids: &[u64]) -> Box<dyn Query> {
+fn key_in<V: std::fmt::Display>(
+    fields: &Fields,
+    key: Key,
+    values: impl IntoIterator<Item = V>,
+) -> Box<dyn Query> {
     Box::new(TermSetQuery::new(
-        ids.iter().map(|id| Term::from_field_u64(field, *id)),
+        values.into_iter().map(|v| fields.key(key, v)),
     ))
 }
 
@@ -161,7 +165,7 @@ fn effective_status(
     now: i64,
     any_scheduled: bool,
 ) -> Box<dyn Query> {
-    let stored = |s: Status| text(fields.status, s.as_str());
+    let stored = |s: Status| key_is(fields, Key::Status, s.as_str());
     match status {
         Status::Publish | Status::Future if !any_scheduled => stored(status),
         Status::Publish => any_of(vec![
@@ -199,7 +203,7 @@ pub fn visibility_clause(fields: &Fields, v: &Visibility) -> Box<dyn Query> {
         v.any_scheduled,
     )];
     if let Caller::User { id, .. } = v.caller {
-        readable.push(term_query(Term::from_field_u64(fields.author, id)));
+        readable.push(key_is(fields, Key::Author, id));
     }
     all_of(vec![in_set, any_of(readable)])
 }
@@ -303,9 +307,10 @@ pub fn haversine_km(lat1: f64, lng1: f64, lat2: f64, lng2: f64) -> f64 {
 /// The visibility clause is a filter unless it depends on `now` (scheduled records).
 fn base_plan(fields: &Fields, kind: Kind, language: Language, v: &Visibility) -> Plan {
     let mut plan = Plan::default();
-    plan.filter(text(
-        fields.scope,
-        &super::docs::scope(kind, language, true),
+    plan.filter(key_is(
+        fields,
+        Key::Scope,
+        super::docs::scope(kind, language, true),
     ));
     let visibility = visibility_clause(fields, v);
     if v.any_scheduled {
@@ -322,8 +327,8 @@ fn base_plan(fields: &Fields, kind: Kind, language: Language, v: &Visibility) ->
 /// has coordinates (thousands) instead of on each event that has them (hundreds of thousands).
 pub fn venues_within(fields: &Fields, lat: f64, lng: f64, radius_km: f64) -> Plan {
     let mut plan = Plan::default();
-    plan.filter(text(fields.kind, Kind::Venue.name()));
-    plan.filter(bool_is(fields.has_geo, true));
+    plan.filter(key_is(fields, Key::Kind, Kind::Venue.name()));
+    plan.filter(key_is(fields, Key::HasGeo, true));
     plan.check(Occur::Must, super::geo::within(lat, lng, radius_km));
     plan
 }
@@ -347,9 +352,7 @@ pub fn events(fields: &Fields, f: &EventFilter, radius_venues: &[u64]) -> Plan {
             super::docs::month_of_seconds(high),
         );
         if (0..=MAX_WINDOW_MONTHS).contains(&(high - low)) {
-            plan.filter(Box::new(TermSetQuery::new(
-                (low..=high).map(|m| Term::from_field_i64(fields.start_month, m)),
-            )));
+            plan.filter(key_in(fields, Key::StartMonth, low..=high));
         }
     }
     let mut range = |field: &'static str, lower: Bound<i64>, upper: Bound<i64>| {
@@ -373,31 +376,31 @@ pub fn events(fields: &Fields, f: &EventFilter, radius_venues: &[u64]) -> Plan {
     if let Some(v) = d.ends_after {
         range("end_local", Bound::Excluded(v), Bound::Unbounded);
     }
-    for (field, ids) in [
-        (fields.categories, &f.categories),
-        (fields.tags, &f.tags),
-        (fields.venue, &f.venues),
-        (fields.organizers, &f.organizers),
-        (fields.id, &f.include),
+    for (key, ids) in [
+        (Key::Category, &f.categories),
+        (Key::Tag, &f.tags),
+        (Key::Venue, &f.venues),
+        (Key::Organizer, &f.organizers),
+        (Key::Id, &f.include),
     ] {
         if let Some(ids) = ids {
-            plan.filter(any_u64(field, ids));
+            plan.filter(key_in(fields, key, ids));
         }
     }
     if let Some(parent) = f.post_parent {
-        plan.filter(term_query(Term::from_field_u64(fields.post_parent, parent)));
+        plan.filter(key_is(fields, Key::PostParent, parent));
     }
     if let Some(featured) = f.featured {
-        plan.filter(bool_is(fields.featured, featured));
+        plan.filter(key_is(fields, Key::Featured, featured));
     }
     if let Some(ticketed) = f.ticketed {
-        plan.filter(bool_is(fields.ticketed, ticketed));
+        plan.filter(key_is(fields, Key::Ticketed, ticketed));
     }
     if let Some(geo) = f.geo {
-        plan.filter(bool_is(fields.has_geo, true));
+        plan.filter(key_is(fields, Key::HasGeo, true));
         // A filter: the same point and radius (a city's widget) give the same venues.
         if let GeoFilter::Within { .. } = geo {
-            plan.filter(any_u64(fields.venue, radius_venues));
+            plan.filter(key_in(fields, Key::Venue, radius_venues));
         }
     }
     if let Some(q) = &f.search {
@@ -412,10 +415,10 @@ pub fn linked(fields: &Fields, f: &LinkedFilter) -> Plan {
     // A check, not a filter: the ID set is derived from the events (and can be thousands of
     // IDs long), so it would make a poor cache key.
     if let Some(only) = &f.only {
-        plan.check(Occur::Must, any_u64(fields.id, only));
+        plan.check(Occur::Must, key_in(fields, Key::Id, only));
     }
     if let Some(except) = &f.except {
-        plan.check(Occur::MustNot, any_u64(fields.id, except));
+        plan.check(Occur::MustNot, key_in(fields, Key::Id, except));
     }
     if let Some(q) = &f.search {
         add_search(&mut plan, fields, f.language, q);
@@ -432,7 +435,7 @@ pub fn events_with_statuses(
     now: i64,
 ) -> Box<dyn Query> {
     let mut clauses = vec![
-        text(fields.kind, Kind::Event.name()),
+        key_is(fields, Key::Kind, Kind::Event.name()),
         any_of(
             statuses
                 .iter()
@@ -441,7 +444,7 @@ pub fn events_with_statuses(
         ),
     ];
     if let Some(language) = language {
-        clauses.push(text(fields.language, language.code()));
+        clauses.push(key_is(fields, Key::Language, language.code()));
     }
     all_of(clauses)
 }
@@ -449,7 +452,7 @@ pub fn events_with_statuses(
 /// Records stored as `future` whose publication time is at or before `now`.
 pub fn stored_future_until(fields: &Fields, now: i64) -> Box<dyn Query> {
     all_of(vec![
-        text(fields.status, Status::Future.as_str()),
+        key_is(fields, Key::Status, Status::Future.as_str()),
         i64_range(fields.date_utc, Bound::Unbounded, Bound::Included(now)),
     ])
 }

@@ -3,9 +3,11 @@
 
 use crate::model::Language;
 use serde::Deserialize;
+use std::fmt::Display;
 use tantivy::schema::{
     Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions, STRING,
 };
+use tantivy::{TantivyDocument, Term};
 
 /// The schema file, versioned with the code.
 pub const SCHEMA_FILE: &str = include_str!("../../index_schema/schema.toml");
@@ -30,33 +32,76 @@ struct FieldSpec {
     tokenizer: Option<String>,
 }
 
+/// The exact-match properties of a document: each is a term `<prefix>:<value>` of the one
+/// `keys` field (see index_schema/schema.toml for why they share a field).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Key {
+    Kind,
+    /// `<kind>/<language>/<listed|hidden>`: the base clause of every list.
+    Scope,
+    Language,
+    /// The status as stored (a due `future` record is told apart by its date).
+    Status,
+    Author,
+    /// Month of an event's local start, see [`super::docs::month_of_seconds`].
+    StartMonth,
+    Category,
+    Tag,
+    Venue,
+    Organizer,
+    Featured,
+    Sticky,
+    HideFromListings,
+    Ticketed,
+    Protected,
+    PostParent,
+    HasGeo,
+    Id,
+}
+
+impl Key {
+    fn prefix(self) -> &'static str {
+        match self {
+            Key::Kind => "kind",
+            Key::Scope => "scope",
+            Key::Language => "language",
+            Key::Status => "status",
+            Key::Author => "author",
+            Key::StartMonth => "month",
+            Key::Category => "category",
+            Key::Tag => "tag",
+            Key::Venue => "venue",
+            Key::Organizer => "organizer",
+            Key::Featured => "featured",
+            Key::Sticky => "sticky",
+            Key::HideFromListings => "hidden",
+            Key::Ticketed => "ticketed",
+            Key::Protected => "protected",
+            Key::PostParent => "parent",
+            Key::HasGeo => "geo",
+            Key::Id => "id",
+        }
+    }
+}
+
+fn key_text(key: Key, value: impl Display) -> String {
+    format!("{}:{value}", key.prefix())
+}
+
 /// Handles of every field, by role.
 #[derive(Debug, Clone)]
 pub struct Fields {
-    pub kind: Field,
-    pub scope: Field,
+    /// Every [`Key`] term.
+    keys: Field,
     pub id: Field,
-    pub language: Field,
-    pub status: Field,
-    pub author: Field,
     pub date_utc: Field,
     pub start_local: Field,
     pub end_local: Field,
     pub start_utc: Field,
     pub order_start: Field,
-    pub start_month: Field,
     pub order_date: Field,
-    pub categories: Field,
-    pub tags: Field,
     pub venue: Field,
     pub organizers: Field,
-    pub featured: Field,
-    pub sticky: Field,
-    pub hide_from_listings: Field,
-    pub ticketed: Field,
-    pub protected: Field,
-    pub post_parent: Field,
-    pub has_geo: Field,
     pub geo_lat: Field,
     pub geo_lng: Field,
     /// Stemmed title and body, indexed by [`Language::ALL`] order.
@@ -80,6 +125,16 @@ impl Fields {
 
     pub fn body_stem(&self, language: Language) -> Field {
         self.body_stem[language_index(language)]
+    }
+
+    /// The term saying that a document's `key` is `value`.
+    pub fn key(&self, key: Key, value: impl Display) -> Term {
+        Term::from_field_text(self.keys, &key_text(key, value))
+    }
+
+    /// Records in `doc` that its `key` is `value`.
+    pub fn add_key(&self, doc: &mut TantivyDocument, key: Key, value: impl Display) {
+        doc.add_text(self.keys, key_text(key, value));
     }
 }
 
@@ -165,30 +220,16 @@ impl IndexSchema {
             ])
         };
         let fields = Fields {
-            kind: get("kind")?,
-            scope: get("scope")?,
+            keys: get("keys")?,
             id: get("id")?,
-            language: get("language")?,
-            status: get("status")?,
-            author: get("author")?,
             date_utc: get("date_utc")?,
             start_local: get("start_local")?,
             end_local: get("end_local")?,
             start_utc: get("start_utc")?,
             order_start: get("order_start")?,
-            start_month: get("start_month")?,
             order_date: get("order_date")?,
-            categories: get("categories")?,
-            tags: get("tags")?,
             venue: get("venue")?,
             organizers: get("organizers")?,
-            featured: get("featured")?,
-            sticky: get("sticky")?,
-            hide_from_listings: get("hide_from_listings")?,
-            ticketed: get("ticketed")?,
-            protected: get("protected")?,
-            post_parent: get("post_parent")?,
-            has_geo: get("has_geo")?,
             geo_lat: get("geo_lat")?,
             geo_lng: get("geo_lng")?,
             title_stem: per_language("title_stem")?,
