@@ -18,6 +18,22 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::signal::unix::{signal, SignalKind};
 
+/// glibc gives threads their own malloc arenas (up to 8 per CPU) and keeps what they free.
+/// Writers wait for the index on blocking threads, so 64 concurrent creates run on 64 threads,
+/// and a burst of them left 750 MB resident at a million events; with two arenas it stays
+/// under 200 MB at the same throughput. Only the server limits them: a bulk import with two
+/// arenas spent a third of its time contending for them (100k events: 8.8 s → 12.2 s). An
+/// operator's `MALLOC_ARENA_MAX` is left in force. Called before the server starts any thread.
+fn limit_malloc_arenas() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    if std::env::var_os("MALLOC_ARENA_MAX").is_none() {
+        // SAFETY: mallopt only adjusts allocator parameters; no other thread runs yet.
+        unsafe {
+            libc::mallopt(libc::M_ARENA_MAX, 2);
+        }
+    }
+}
+
 /// How long in-flight requests may run on after a shutdown signal.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 
@@ -46,6 +62,7 @@ impl Exit {
 }
 
 pub fn serve(options: ServeOptions) -> Result<(), Exit> {
+    limit_malloc_arenas();
     // Step 1 of §8.4: configuration is validated before the data directory is touched.
     let limits = ConnectionLimits::from_env().map_err(|e| Exit::new(2, e))?;
     let data_dir = DataDir::open(&options.data_dir, true).map_err(crate::cli::data_dir_exit)?;
