@@ -30,6 +30,12 @@ struct FieldSpec {
     #[serde(default)]
     stored: bool,
     tokenizer: Option<String>,
+    #[serde(default = "positions_by_default")]
+    positions: bool,
+}
+
+fn positions_by_default() -> bool {
+    true
 }
 
 /// The exact-match properties of a document: each is a term `<prefix>:<value>` of the one
@@ -171,7 +177,11 @@ impl IndexSchema {
                         .ok_or_else(|| bad("needs a tokenizer"))?;
                     let indexing = TextFieldIndexing::default()
                         .set_tokenizer(tokenizer)
-                        .set_index_option(IndexRecordOption::WithFreqsAndPositions);
+                        .set_index_option(if spec.positions {
+                            IndexRecordOption::WithFreqsAndPositions
+                        } else {
+                            IndexRecordOption::WithFreqs
+                        });
                     let mut options = TextOptions::default().set_indexing_options(indexing);
                     if spec.stored {
                         options = options.set_stored();
