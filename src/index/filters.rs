@@ -10,29 +10,124 @@
 //! candidate of the broadest clause was sought in every posting list and every prefix, typo
 //! and ID-set clause first copied all its postings into a bitset, per request.
 //!
+//! Date bounds on fast fields are applied to the ANDed bitset in one pass over its documents
+//! (one column read each), before any other check: run as predicate clauses of an
+//! intersection, each document cost a chain of virtual seeks, and the default upcoming list
+//! at a million events visits a quarter of them.
+//!
 //! When relevance scores are wanted, the plan runs as an ordinary boolean query instead
 //! (bitsets carry no scores).
 
 use std::collections::HashMap;
+use std::ops::{Bound, RangeBounds};
 use std::sync::{Arc, Mutex};
+use tantivy::columnar::Cardinality;
 use tantivy::index::SegmentId;
+use tantivy::query::doc_predicate_query::{DocPredicateQuery, FunctionPredicate};
 use tantivy::query::{
     intersect_scorers, AllQuery, BooleanQuery, ConstScorer, EnableScoring, Explanation, Occur,
     Query, Scorer, Weight,
 };
 use tantivy::{DocId, DocSet, Score, SegmentReader, TantivyError, TERMINATED};
 
-/// A query as the planner builds it: filters (cacheable, all required) and checks (the rest).
+/// A query as the planner builds it: filters (cacheable, all required), bounds on fast
+/// fields (required) and checks (the rest).
 #[derive(Debug, Default)]
 pub struct Plan {
     pub filters: Vec<Box<dyn Query>>,
+    pub bounds: Vec<ColumnBound>,
     pub checks: Vec<(Occur, Box<dyn Query>)>,
+}
+
+/// A required range on an i64 fast field: documents without a value do not match.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ColumnBound {
+    pub column: &'static str,
+    pub lower: Bound<i64>,
+    pub upper: Bound<i64>,
+}
+
+impl ColumnBound {
+    /// Clears the bits of the documents whose value is out of bounds or missing.
+    fn apply(&self, reader: &SegmentReader, words: &mut [u64]) -> tantivy::Result<()> {
+        let column = reader.fast_fields().i64(self.column)?;
+        let (low, high) = self.inclusive();
+        // A full column (a value in every document) is read directly, a word's documents at a
+        // time (one dynamic call per 64 documents); others through their index of present rows.
+        let full = column.get_cardinality() == Cardinality::Full;
+        let mut docs = [0 as DocId; 64];
+        let mut values = [0i64; 64];
+        for (at, word) in words.iter_mut().enumerate() {
+            let mut count = 0;
+            let mut rest = *word;
+            while rest != 0 {
+                docs[count] = at as DocId * 64 + rest.trailing_zeros();
+                count += 1;
+                rest &= rest - 1;
+            }
+            if count == 0 {
+                continue;
+            }
+            if full {
+                column.values.get_vals(&docs[..count], &mut values[..count]);
+            }
+            for (i, doc) in docs[..count].iter().enumerate() {
+                let value = if full {
+                    Some(values[i])
+                } else {
+                    column.first(*doc)
+                };
+                if !value.is_some_and(|v| low <= v && v <= high) {
+                    *word &= !(1 << (doc % 64));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The bounds as an inclusive range (an empty one when nothing fits).
+    fn inclusive(&self) -> (i64, i64) {
+        let low = match self.lower {
+            Bound::Included(v) => Some(v),
+            Bound::Excluded(v) => v.checked_add(1),
+            Bound::Unbounded => Some(i64::MIN),
+        };
+        let high = match self.upper {
+            Bound::Included(v) => Some(v),
+            Bound::Excluded(v) => v.checked_sub(1),
+            Bound::Unbounded => Some(i64::MAX),
+        };
+        match (low, high) {
+            (Some(low), Some(high)) => (low, high),
+            _ => (1, 0),
+        }
+    }
+
+    /// The bound as a clause, for plans run as a scored boolean query.
+    fn query(&self) -> Box<dyn Query> {
+        let bound = self.clone();
+        let predicate = FunctionPredicate::from(move |segment: &SegmentReader| {
+            let column = segment.fast_fields().i64(bound.column)?;
+            let range = (bound.lower, bound.upper);
+            Ok(move |doc: DocId| column.first(doc).is_some_and(|v| range.contains(&v)))
+        });
+        Box::new(DocPredicateQuery::from(predicate))
+    }
 }
 
 impl Plan {
     /// A required clause whose matches depend on nothing but the segment (no `now`).
     pub fn filter(&mut self, query: Box<dyn Query>) {
         self.filters.push(query);
+    }
+
+    /// A required range on an i64 fast field.
+    pub fn bound(&mut self, column: &'static str, lower: Bound<i64>, upper: Bound<i64>) {
+        self.bounds.push(ColumnBound {
+            column,
+            lower,
+            upper,
+        });
     }
 
     /// A clause evaluated per candidate document.
@@ -63,6 +158,7 @@ impl Plan {
             .iter()
             .map(|q| (Occur::Must, q.box_clone()))
             .collect();
+        clauses.extend(self.bounds.iter().map(|b| (Occur::Must, b.query())));
         clauses.extend(self.checks());
         BooleanQuery::new(clauses)
     }
@@ -151,6 +247,7 @@ impl std::fmt::Debug for FilteredQuery {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("FilteredQuery")
             .field("filters", &self.keys)
+            .field("bounds", &self.plan.bounds)
             .field("checks", &self.plan.checks)
             .finish()
     }
@@ -206,7 +303,10 @@ impl Weight for FilteredWeight {
                 Some(acc) => acc.iter_mut().zip(bits.iter()).for_each(|(a, b)| *a &= b),
             }
         }
-        let words = words.unwrap_or_else(|| all_docs(reader.max_doc()));
+        let mut words = words.unwrap_or_else(|| all_docs(reader.max_doc()));
+        for bound in &self.plan.bounds {
+            bound.apply(reader, &mut words)?;
+        }
         let matches: Box<dyn Scorer> = Box::new(ConstScorer::new(BitsDocSet::new(words), boost));
         Ok(match &self.checks {
             None => matches,
@@ -419,5 +519,84 @@ mod tests {
     fn all_documents_stop_at_max_doc() {
         assert_eq!(docs(BitsDocSet::new(all_docs(130))).len(), 130);
         assert_eq!(docs(BitsDocSet::new(all_docs(128))).len(), 128);
+    }
+
+    #[test]
+    fn bounds_keep_values_in_range_and_drop_missing_ones() {
+        use tantivy::collector::DocSetCollector;
+        use tantivy::schema::{Schema, FAST, STRING};
+        use tantivy::{doc, Index, TantivyDocument};
+
+        let build = |with_missing: bool| {
+            let mut schema = Schema::builder();
+            let tag = schema.add_text_field("tag", STRING);
+            let t = schema.add_i64_field("t", FAST);
+            let index = Index::create_in_ram(schema.build());
+            let mut writer: tantivy::IndexWriter = index.writer(15_000_000).unwrap();
+            for n in 0..200i64 {
+                if with_missing && n % 10 == 0 {
+                    let mut d = TantivyDocument::default();
+                    d.add_text(tag, "x");
+                    writer.add_document(d).unwrap();
+                } else {
+                    writer.add_document(doc!(tag => "x", t => n)).unwrap();
+                }
+            }
+            writer.commit().unwrap();
+            index.reader().unwrap().searcher()
+        };
+        let cache = Arc::new(FilterCache::new(1 << 20));
+        let matches = |searcher: &tantivy::Searcher, lower, upper, relevance: bool| {
+            let mut plan = Plan::default();
+            plan.bound("t", lower, upper);
+            let mut docs: Vec<DocId> = if relevance {
+                searcher
+                    .search(&plan.boolean(), &DocSetCollector)
+                    .unwrap()
+                    .into_iter()
+                    .map(|a| a.doc_id)
+                    .collect()
+            } else {
+                searcher
+                    .search(&plan.into_query(&cache), &DocSetCollector)
+                    .unwrap()
+                    .into_iter()
+                    .map(|a| a.doc_id)
+                    .collect()
+            };
+            docs.sort();
+            docs
+        };
+        for with_missing in [false, true] {
+            let searcher = build(with_missing);
+            let expected = |keep: &dyn Fn(i64) -> bool| -> Vec<DocId> {
+                (0..200i64)
+                    .filter(|n| !(with_missing && n % 10 == 0) && keep(*n))
+                    .map(|n| n as DocId)
+                    .collect()
+            };
+            for relevance in [false, true] {
+                let got = matches(
+                    &searcher,
+                    Bound::Excluded(63),
+                    Bound::Included(130),
+                    relevance,
+                );
+                assert_eq!(
+                    got,
+                    expected(&|n| n > 63 && n <= 130),
+                    "{with_missing} {relevance}"
+                );
+                let got = matches(&searcher, Bound::Unbounded, Bound::Excluded(5), relevance);
+                assert_eq!(got, expected(&|n| n < 5), "{with_missing} {relevance}");
+                let got = matches(
+                    &searcher,
+                    Bound::Excluded(i64::MAX),
+                    Bound::Unbounded,
+                    relevance,
+                );
+                assert!(got.is_empty());
+            }
+        }
     }
 }
