@@ -641,7 +641,8 @@ impl SearchIndex {
         } else {
             Key::Tag
         };
-        let keep = !self.any_scheduled();
+        let any_scheduled = self.any_scheduled();
+        let keep = !any_scheduled;
         let mut kept = live.term_counts.lock().expect("term count lock");
         let generation = searcher.generation().generation_id();
         if kept.generation != generation {
@@ -654,24 +655,8 @@ impl SearchIndex {
                 counts.insert(*id, *count);
                 continue;
             }
-            let query = tantivy::query::BooleanQuery::new(vec![
-                (
-                    tantivy::query::Occur::Must,
-                    planner::events_with_statuses(
-                        &self.fields,
-                        None,
-                        &[crate::model::Status::Publish],
-                        now,
-                    ),
-                ),
-                (
-                    tantivy::query::Occur::Must,
-                    Box::new(tantivy::query::TermQuery::new(
-                        self.fields.key(key, id),
-                        tantivy::schema::IndexRecordOption::Basic,
-                    )),
-                ),
-            ]);
+            let query = planner::published_events_with(&self.fields, key, *id, now, any_scheduled)
+                .into_query(&live.filter_cache);
             let count = searcher.search(&query, &Count)? as u64;
             if keep {
                 kept.counts.insert((kind, *id), count);
