@@ -8,7 +8,14 @@
 use super::SearchIndex;
 use crate::store::Store;
 use std::sync::{Arc, Condvar, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+/// Longest an index commit waits for writes already inside a store transaction (a durable
+/// redb commit takes about a millisecond here). Each index commit writes a segment whose
+/// fixed cost (a few milliseconds of CPU and a dozen fsyncs) dwarfs a single event, so with
+/// a few concurrent writers most commits used to carry one or two events. A lone writer never
+/// waits: nothing else is in progress when it asks.
+const GATHER_WAIT: Duration = Duration::from_millis(3);
 
 #[derive(Default)]
 struct Progress {
@@ -64,7 +71,7 @@ impl Indexer {
             let store = store.clone();
             std::thread::Builder::new()
                 .name("indexer".into())
-                .spawn(move || run(&shared, &store, &index))
+                .spawn(move || run(&shared, &store, &index, acknowledged))
                 .expect("spawning the indexer thread")
         };
         let hook_shared = shared.clone();
@@ -119,7 +126,7 @@ fn wait_for(shared: &Shared, seq: u64) {
     }
 }
 
-fn run(shared: &Shared, store: &Store, index: &SearchIndex) {
+fn run(shared: &Shared, store: &Store, index: &SearchIndex, gather: bool) {
     loop {
         let applied = {
             let mut p = shared.progress.lock().expect("indexer lock");
@@ -128,6 +135,20 @@ fn run(shared: &Shared, store: &Store, index: &SearchIndex) {
             }
             if p.stopping && p.requested <= p.applied {
                 return;
+            }
+            // Group commit: let the writes already under way join this index commit (each
+            // one's request wakes this wait; the outbox is read after it).
+            let deadline = Instant::now() + GATHER_WAIT;
+            while gather && !p.stopping && store.writes_in_progress() > 0 {
+                let now = Instant::now();
+                if now >= deadline {
+                    break;
+                }
+                p = shared
+                    .requested
+                    .wait_timeout(p, deadline - now)
+                    .expect("indexer lock")
+                    .0;
             }
             p.applied
         };

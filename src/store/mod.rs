@@ -93,6 +93,24 @@ pub struct Store {
     /// holds it. Whatever was derived from the store and the index under one value (cached
     /// representations) is current for as long as the value stays.
     version: std::sync::atomic::AtomicU64,
+    /// Writes between their start and their store commit (see [`Store::writes_in_progress`]).
+    in_progress: std::sync::atomic::AtomicUsize,
+}
+
+/// Counts one write in progress for as long as it lives (errors and panics included).
+struct InProgress<'a>(&'a std::sync::atomic::AtomicUsize);
+
+impl<'a> InProgress<'a> {
+    fn enter(counter: &'a std::sync::atomic::AtomicUsize) -> InProgress<'a> {
+        counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        InProgress(counter)
+    }
+}
+
+impl Drop for InProgress<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+    }
 }
 
 /// Receives the last outbox sequence number of a committed transaction.
@@ -116,6 +134,7 @@ impl Store {
             db,
             after_commit: std::sync::RwLock::new(None),
             version: std::sync::atomic::AtomicU64::new(0),
+            in_progress: std::sync::atomic::AtomicUsize::new(0),
         };
         store.write(|tx| {
             let mut meta = tx.txn.open_table(META)?;
@@ -149,13 +168,17 @@ impl Store {
         &self,
         f: impl FnOnce(&mut WriteTx) -> Result<T, E>,
     ) -> Result<T, E> {
-        let mut tx = WriteTx {
-            txn: self.db.begin_write().map_err(StoreError::from)?,
-            last_outbox_seq: None,
+        let (out, last) = {
+            let _counted = InProgress::enter(&self.in_progress);
+            let mut tx = WriteTx {
+                txn: self.db.begin_write().map_err(StoreError::from)?,
+                last_outbox_seq: None,
+            };
+            let out = f(&mut tx)?;
+            let last = tx.last_outbox_seq;
+            tx.txn.commit().map_err(StoreError::from)?;
+            (out, last)
         };
-        let out = f(&mut tx)?;
-        let last = tx.last_outbox_seq;
-        tx.txn.commit().map_err(StoreError::from)?;
         self.bump_version();
         if let Some(seq) = last {
             let hook = self.after_commit.read().expect("commit hook lock").clone();
@@ -167,6 +190,12 @@ impl Store {
             }
         }
         Ok(out)
+    }
+
+    /// How many writes have started and not yet committed (or failed): the indexer lets a
+    /// commit wait briefly for them, so that concurrent writers share one index commit.
+    pub fn writes_in_progress(&self) -> usize {
+        self.in_progress.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     fn bump_version(&self) {
