@@ -626,11 +626,12 @@ impl SearchIndex {
     }
 
     /// Published events per term (terms.md §1 `count`) for the given term IDs: one count
-    /// per term, each an intersection of the term's postings with the published events, so
-    /// the cost follows the terms asked for, not the size of the calendar.
+    /// per term, from the cached filter bitsets of the term and of published events (see
+    /// [`planner::published_events_with`]), so the cost follows the terms asked for and, after
+    /// a write, the new segment.
     ///
     /// Every event representation embeds its terms with their counts, and counting a popular
-    /// term means visiting every event carrying it; so counts are kept per searcher
+    /// term still means visiting every event carrying it; so counts are also kept per searcher
     /// generation (any index commit starts afresh). While scheduled records exist a count
     /// also depends on `now` (a due `future` event counts as published) and is not kept.
     pub fn term_counts(&self, kind: Kind, ids: &[u64], now: i64) -> IndexResult<HashMap<u64, u64>> {

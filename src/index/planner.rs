@@ -339,26 +339,23 @@ pub fn events(fields: &Fields, f: &EventFilter, radius_venues: &[u64]) -> Plan {
         }
     }
     // Bounds on the local wall clocks, applied to the filters' matches (see `filters`).
-    let mut range = |field: &'static str, lower: Bound<i64>, upper: Bound<i64>| {
-        plan.bound(field, lower, upper);
-    };
     if let Some(v) = d.start_min {
-        range("start_local", Bound::Included(v), Bound::Unbounded);
+        plan.bound("start_local", Bound::Included(v), Bound::Unbounded);
     }
     if let Some(v) = d.end_max {
-        range("end_local", Bound::Unbounded, Bound::Included(v));
+        plan.bound("end_local", Bound::Unbounded, Bound::Included(v));
     }
     if let Some(v) = d.starts_before {
-        range("start_local", Bound::Unbounded, Bound::Excluded(v));
+        plan.bound("start_local", Bound::Unbounded, Bound::Excluded(v));
     }
     if let Some(v) = d.starts_after {
-        range("start_local", Bound::Excluded(v), Bound::Unbounded);
+        plan.bound("start_local", Bound::Excluded(v), Bound::Unbounded);
     }
     if let Some(v) = d.ends_before {
-        range("end_local", Bound::Unbounded, Bound::Excluded(v));
+        plan.bound("end_local", Bound::Unbounded, Bound::Excluded(v));
     }
     if let Some(v) = d.ends_after {
-        range("end_local", Bound::Excluded(v), Bound::Unbounded);
+        plan.bound("end_local", Bound::Excluded(v), Bound::Unbounded);
     }
     for (key, ids) in [
         (Key::Category, &f.categories),
