@@ -10,6 +10,8 @@ use crate::values::cost::Cost;
 use crate::values::timezone::Zone;
 use crate::values::{datetime, scalars, slug};
 use chrono::{Duration, NaiveDateTime};
+use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::io::BufRead;
 
@@ -112,20 +114,22 @@ type LineResult<T> = Result<T, LineError>;
 /// Validates one line against the store (and the lines before it in this transaction), then
 /// writes it. Every check comes before the first write, so a refused line leaves nothing.
 fn load_line(tx: &mut WriteTx, line: &str, shift: Duration) -> LineResult<Option<Kind>> {
-    let value: Value = serde_json::from_str(line).map_err(|e| format!("not a JSON object: {e}"))?;
-    let resource = value
-        .get("resource")
+    let parsed: Line = serde_json::from_str(line).map_err(|e| format!("not a JSON object: {e}"))?;
+    let resource = parsed
+        .resource
+        .as_ref()
         .and_then(Value::as_str)
         .ok_or("`resource` must be a string")?;
     let kind = kind_of_collection(resource).ok_or_else(|| {
         format!("unknown resource {resource:?} (categories, tags, venues, organizers, events)")
     })?;
-    let data = Fields(
-        value
-            .get("data")
-            .and_then(Value::as_object)
-            .ok_or("`data` must be an object")?,
-    );
+    let Some(Data(data)) = parsed
+        .data
+        .and_then(|raw| serde_json::from_str::<Data>(raw.get()).ok())
+    else {
+        return Err("`data` must be an object".into());
+    };
+    let data = Fields(&data);
     match kind {
         Kind::Category | Kind::Tag => load_term(tx, kind, &data)?,
         Kind::Venue => load_venue(tx, &data, shift)?,
@@ -133,6 +137,123 @@ fn load_line(tx: &mut WriteTx, line: &str, shift: Duration) -> LineResult<Option
         Kind::Event => load_event(tx, &data, shift)?,
     }
     Ok(Some(kind))
+}
+
+/// A line: `data` is kept as raw text until it is parsed as [`Data`].
+#[derive(serde::Deserialize)]
+struct Line<'a> {
+    resource: Option<Value>,
+    #[serde(borrow)]
+    data: Option<&'a RawValue>,
+}
+
+/// Keys of `data` holding other records' whole representations (an event's venue, organizers
+/// and terms: half of an event line), of which import reads only the IDs.
+const EMBEDDED_KEYS: [&str; 4] = ["venue", "organizer", "categories", "tags"];
+
+/// Keys of `data` that import never reads (it derives them from what it stores).
+const DERIVED_KEYS: [&str; 4] = [
+    "start_date_details",
+    "end_date_details",
+    "utc_start_date_details",
+    "utc_end_date_details",
+];
+
+/// A line's `data` object, with embedded records reduced to `{"id": …}` and derived fields
+/// skipped while parsing: building them as `Value`s was a large share of an import.
+struct Data(Map<String, Value>);
+
+impl<'de> Deserialize<'de> for Data {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Data, D::Error> {
+        struct DataVisitor;
+        impl<'de> Visitor<'de> for DataVisitor {
+            type Value = Data;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Data, A::Error> {
+                let mut out = Map::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    if DERIVED_KEYS.contains(&key.as_str()) {
+                        map.next_value::<IgnoredAny>()?;
+                        continue;
+                    }
+                    let value = if EMBEDDED_KEYS.contains(&key.as_str()) {
+                        map.next_value::<Embedded>()?.0
+                    } else {
+                        map.next_value()?
+                    };
+                    out.insert(key, value);
+                }
+                Ok(Data(out))
+            }
+        }
+        deserializer.deserialize_map(DataVisitor)
+    }
+}
+
+/// An embedded record (or list of them) reduced to its `id`; any other value (a venue's or
+/// organizer's own name under the same key) is kept as it is.
+struct Embedded(Value);
+
+impl<'de> Deserialize<'de> for Embedded {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Embedded, D::Error> {
+        struct EmbeddedVisitor;
+        impl<'de> Visitor<'de> for EmbeddedVisitor {
+            type Value = Embedded;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON value")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Embedded, A::Error> {
+                let mut out = Map::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    if key == "id" {
+                        out.insert(key, map.next_value()?);
+                    } else {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+                Ok(Embedded(Value::Object(out)))
+            }
+
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Embedded, A::Error> {
+                let mut items = Vec::new();
+                while let Some(Embedded(item)) = seq.next_element()? {
+                    items.push(item);
+                }
+                Ok(Embedded(Value::Array(items)))
+            }
+
+            fn visit_str<E>(self, v: &str) -> Result<Embedded, E> {
+                Ok(Embedded(Value::String(v.to_string())))
+            }
+
+            fn visit_bool<E>(self, v: bool) -> Result<Embedded, E> {
+                Ok(Embedded(Value::Bool(v)))
+            }
+
+            fn visit_i64<E>(self, v: i64) -> Result<Embedded, E> {
+                Ok(Embedded(Value::from(v)))
+            }
+
+            fn visit_u64<E>(self, v: u64) -> Result<Embedded, E> {
+                Ok(Embedded(Value::from(v)))
+            }
+
+            fn visit_f64<E>(self, v: f64) -> Result<Embedded, E> {
+                Ok(Embedded(Value::from(v)))
+            }
+
+            fn visit_unit<E>(self) -> Result<Embedded, E> {
+                Ok(Embedded(Value::Null))
+            }
+        }
+        deserializer.deserialize_any(EmbeddedVisitor)
+    }
 }
 
 impl From<&str> for LineError {
@@ -660,4 +781,38 @@ fn load_event(tx: &mut WriteTx, data: &Fields, shift: Duration) -> LineResult<()
     };
     event.place_in(&zone);
     put_post(tx, Kind::Event, line, |post| Event { post, ..event })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn data(text: &str) -> Option<Value> {
+        serde_json::from_str::<Data>(text)
+            .ok()
+            .map(|Data(map)| Value::Object(map))
+    }
+
+    #[test]
+    fn embedded_records_keep_their_ids_and_derived_fields_are_skipped() {
+        let parsed = data(
+            r#"{"id": 5, "venue": {"id": 7, "venue": "Hall", "geo_lat": 1.5},
+                "organizer": [{"id": 8, "organizer": "Ann"}, {"id": "9"}],
+                "categories": [], "tags": [{"name": "x"}],
+                "start_date_details": {"year": "2027"}, "title": "T"}"#,
+        );
+        assert_eq!(
+            parsed,
+            Some(serde_json::json!({"id": 5, "venue": {"id": 7},
+                "organizer": [{"id": 8}, {"id": "9"}], "categories": [], "tags": [{}],
+                "title": "T"}))
+        );
+        // A venue line's own name under the same key stays as it is.
+        assert_eq!(
+            data(r#"{"venue": "Hall", "organizer": null}"#),
+            Some(serde_json::json!({"venue": "Hall", "organizer": null}))
+        );
+        assert_eq!(data("[1]"), None);
+        assert_eq!(data("\"x\""), None);
+    }
 }
