@@ -159,6 +159,34 @@ const DERIVED_KEYS: [&str; 4] = [
     "utc_end_date_details",
 ];
 
+/// How [`read_object`] reads the value of a key.
+enum Read {
+    Whole,
+    /// Embedded records, reduced to their IDs ([`Embedded`]).
+    Ids,
+    Skip,
+}
+
+/// Reads an object, the value of each key as `read` says.
+fn read_object<'de, A: MapAccess<'de>>(
+    mut map: A,
+    read: impl Fn(&str) -> Read,
+) -> Result<Map<String, Value>, A::Error> {
+    let mut out = Map::new();
+    while let Some(key) = map.next_key::<String>()? {
+        let value = match read(&key) {
+            Read::Whole => map.next_value()?,
+            Read::Ids => map.next_value::<Embedded>()?.0,
+            Read::Skip => {
+                map.next_value::<IgnoredAny>()?;
+                continue;
+            }
+        };
+        out.insert(key, value);
+    }
+    Ok(out)
+}
+
 /// A line's `data` object, with embedded records reduced to `{"id": …}` and derived fields
 /// skipped while parsing: building them as `Value`s was a large share of an import.
 struct Data(Map<String, Value>);
@@ -173,21 +201,17 @@ impl<'de> Deserialize<'de> for Data {
                 f.write_str("an object")
             }
 
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Data, A::Error> {
-                let mut out = Map::new();
-                while let Some(key) = map.next_key::<String>()? {
-                    if DERIVED_KEYS.contains(&key.as_str()) {
-                        map.next_value::<IgnoredAny>()?;
-                        continue;
-                    }
-                    let value = if EMBEDDED_KEYS.contains(&key.as_str()) {
-                        map.next_value::<Embedded>()?.0
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Data, A::Error> {
+                read_object(map, |key| {
+                    if DERIVED_KEYS.contains(&key) {
+                        Read::Skip
+                    } else if EMBEDDED_KEYS.contains(&key) {
+                        Read::Ids
                     } else {
-                        map.next_value()?
-                    };
-                    out.insert(key, value);
-                }
-                Ok(Data(out))
+                        Read::Whole
+                    }
+                })
+                .map(Data)
             }
         }
         deserializer.deserialize_map(DataVisitor)
@@ -208,16 +232,12 @@ impl<'de> Deserialize<'de> for Embedded {
                 f.write_str("a JSON value")
             }
 
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Embedded, A::Error> {
-                let mut out = Map::new();
-                while let Some(key) = map.next_key::<String>()? {
-                    if key == "id" {
-                        out.insert(key, map.next_value()?);
-                    } else {
-                        map.next_value::<IgnoredAny>()?;
-                    }
-                }
-                Ok(Embedded(Value::Object(out)))
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Embedded, A::Error> {
+                read_object(
+                    map,
+                    |key| if key == "id" { Read::Whole } else { Read::Skip },
+                )
+                .map(|object| Embedded(Value::Object(object)))
             }
 
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Embedded, A::Error> {
