@@ -20,8 +20,12 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use tantivy::collector::{Collector, Count, SegmentCollector, TopDocs};
+use tantivy::indexer::{AddOperation, SegmentWriter};
 use tantivy::query::Query;
-use tantivy::{DocId, Index, IndexReader, IndexWriter, Order, ReloadPolicy, Score, SegmentReader};
+use tantivy::{
+    DocId, Index, IndexReader, IndexWriter, Order, ReloadPolicy, Score, SegmentReader,
+    TantivyDocument,
+};
 
 /// Memory for the index writer's buffers.
 const WRITER_MEMORY: usize = 64 * 1024 * 1024;
@@ -37,6 +41,14 @@ const LIVE_WRITER_THREADS: usize = 1;
 /// (10,000) each merge of those also rewrote the largest segment under that size, so at a few
 /// thousand events every eighth create paid for rewriting the whole index.
 const LIVE_MIN_LAYER_DOCS: u32 = 100;
+
+/// New documents of an outbox batch, up to this many, are written as a segment by the applying
+/// thread itself (see [`add_small_segment`]); more (bulk loads) go through the writer.
+const SMALL_SEGMENT_DOCS: usize = 1000;
+
+/// Memory budget of such a segment: sizes its term hash table at 32K slots (it grows when a
+/// batch needs more).
+const SMALL_SEGMENT_MEMORY: usize = 1024 * 1024;
 
 fn live_merge_policy() -> tantivy::indexer::LogMergePolicy {
     let mut policy = tantivy::indexer::LogMergePolicy::default();
@@ -408,14 +420,54 @@ impl SearchIndex {
                 }
             }
         }
+        let payload = serde_json::to_string(&CommitPayload {
+            seq: last,
+            schema: self.schema_version,
+        })
+        .expect("payloads serialize");
         let mut writer = live.writer.lock().expect("index writer lock");
+        let committed = self.stage(live, &writer, &rx, &touched).and_then(|()| {
+            let mut prepared = writer.prepare_commit()?;
+            prepared.set_payload(&payload);
+            prepared.commit()?;
+            Ok(())
+        });
+        if let Err(e) = committed {
+            // What was handed to the writer would otherwise ride along with the next commit,
+            // beside what the retry hands it again (and creates are not preceded by deletes).
+            writer.rollback()?;
+            writer.set_merge_policy(Box::new(live_merge_policy()));
+            return Err(e);
+        }
+        drop(writer);
+        live.reader.reload()?;
+        live.set_view(rx);
+        Ok(Some(last))
+    }
+
+    /// Hands the writer the deletes and documents of `touched` (records re-read from `rx`).
+    fn stage(
+        &self,
+        live: &Live,
+        writer: &IndexWriter,
+        rx: &ReadTx,
+        touched: &[(Kind, u64)],
+    ) -> IndexResult<()> {
         let f = &self.fields;
-        for (kind, id) in &touched {
-            writer.delete_term(f.key(Key::Id, id));
+        let searcher = live.reader.searcher();
+        let mut fresh = Vec::new();
+        for (kind, id) in touched {
+            let id_term = f.key(Key::Id, id);
+            // A record the index has never held (a create) has nothing to delete, and a
+            // pending delete makes the commit open a reader on every segment to apply it.
+            let indexed = searcher.doc_freq(&id_term)? > 0;
+            if indexed {
+                writer.delete_term(id_term);
+            }
             let doc = match kind {
                 Kind::Event => rx
                     .get_record::<crate::model::event::Event>(*kind, *id)?
-                    .map(|e| docs::event(f, &e, &rx))
+                    .map(|e| docs::event(f, &e, rx))
                     .transpose()?,
                 Kind::Venue => rx
                     .get_record::<crate::model::post::Venue>(*kind, *id)?
@@ -425,23 +477,25 @@ impl SearchIndex {
                     .map(|o| docs::organizer(f, &o)),
                 _ => None,
             };
-            if let Some(doc) = doc {
-                writer.add_document(doc)?;
+            match doc {
+                Some(doc) if !indexed => fresh.push(doc),
+                // The writer stamps its documents after the delete replacing them; a segment
+                // added whole is subject to every delete still queued, that one included.
+                Some(doc) => {
+                    writer.add_document(doc)?;
+                }
+                None => {}
             }
         }
-        let mut prepared = writer.prepare_commit()?;
-        prepared.set_payload(
-            &serde_json::to_string(&CommitPayload {
-                seq: last,
-                schema: self.schema_version,
-            })
-            .expect("payloads serialize"),
-        );
-        prepared.commit()?;
-        drop(writer);
-        live.reader.reload()?;
-        live.set_view(rx);
-        Ok(Some(last))
+        if fresh.len() > SMALL_SEGMENT_DOCS {
+            // Bulk loads: the writer's indexing thread works beside the one reading the store.
+            for doc in fresh {
+                writer.add_document(doc)?;
+            }
+        } else if !fresh.is_empty() {
+            add_small_segment(writer, fresh)?;
+        }
+        Ok(())
     }
 
     /// Events whose venue or organizers include any of `ids`.
@@ -670,6 +724,30 @@ impl SearchIndex {
 
 /// Replaces `dir` by `building` with renames, so that a crash leaves the old or the new index,
 /// never a mix (a leftover `.old` or `.building` directory is removed next time).
+/// Writes `docs` as one new segment of the writer's index, to be published by its next commit.
+/// The writer's own indexing thread sizes every segment's term hash table from its memory
+/// budget (at least 15 MB, so a table of 512K slots, allocated, filled and scanned for each
+/// segment): for the few documents of a create that was most of the commit's CPU.
+fn add_small_segment(writer: &IndexWriter, docs: Vec<TantivyDocument>) -> IndexResult<()> {
+    let segment = writer.new_segment();
+    let mut segment_writer = SegmentWriter::for_segment(SMALL_SEGMENT_MEMORY, segment.clone())?;
+    for document in docs {
+        // Opstamps order documents against deletes applied while a segment is written; this
+        // one is complete before it joins the index, and from then on every queued delete
+        // applies to it, so it must hold only records the index does not (creates).
+        segment_writer.add_document(AddOperation {
+            opstamp: 0,
+            document,
+        })?;
+    }
+    let max_doc = segment_writer.max_doc();
+    segment_writer.finalize()?;
+    let meta = segment.with_max_doc(max_doc).meta().clone();
+    meta.untrack_temp_docstore();
+    writer.add_segment(meta)?;
+    Ok(())
+}
+
 fn swap_in(building: &Path, dir: &Path) -> IndexResult<()> {
     let old = sibling(dir, "old");
     if old.exists() {
