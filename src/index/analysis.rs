@@ -1,9 +1,9 @@
-//! The index's analyzers: the text analysis of common.md §9.11, exactly as
-//! [`crate::values::search`] performs it, wrapped as tantivy tokenizers so that indexing, index
-//! queries and the in-memory matcher can never disagree.
+//! The index's analyzers: the text analysis of common.md §9.11 by the functions of
+//! [`crate::values::search`], wrapped as tantivy tokenizers so that indexing, index queries and
+//! the in-memory matcher can never disagree.
 
 use crate::model::Language;
-use crate::values::search::analyze;
+use crate::values::search::{folded_words, stem};
 use tantivy::tokenizer::{Token, TokenStream, Tokenizer, TokenizerManager};
 
 /// Which form of each word a field holds.
@@ -49,22 +49,19 @@ impl Tokenizer for AlmanacTokenizer {
     type TokenStream<'a> = Tokens;
 
     fn token_stream<'a>(&'a mut self, text: &'a str) -> Tokens {
-        // The folded form does not depend on the language; English analysis yields it too.
-        let language = match self.form {
-            Form::Stem(language) => language,
-            Form::Folded => Language::En,
+        let words = folded_words(text).into_iter();
+        let texts: Vec<String> = match self.form {
+            Form::Stem(language) => words.map(|folded| stem(&folded, language)).collect(),
+            Form::Folded => words.collect(),
         };
-        let tokens = analyze(text, language)
+        let tokens = texts
             .into_iter()
             .enumerate()
-            .map(|(position, (folded, stem))| Token {
+            .map(|(position, text)| Token {
                 offset_from: 0,
                 offset_to: 0,
                 position,
-                text: match self.form {
-                    Form::Stem(_) => stem,
-                    Form::Folded => folded,
-                },
+                text,
                 position_length: 1,
             })
             .collect();

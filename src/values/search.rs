@@ -3,6 +3,8 @@
 //! `orderby=relevance`.
 
 use rust_stemmers::{Algorithm, Stemmer};
+use std::cell::RefCell;
+use std::collections::HashMap;
 use unicode_normalization::char::is_combining_mark;
 
 use crate::model::Language;
@@ -60,7 +62,6 @@ impl SearchQuery {
     /// Parses a `search` value (already validated as a non-empty string) with the analyzer of
     /// the list's language.
     pub fn parse(query: &str, language: Language) -> SearchQuery {
-        let stemmer = stemmer(language);
         let mut parsed = SearchQuery {
             language,
             words: Vec::new(),
@@ -93,7 +94,7 @@ impl SearchQuery {
                 }
             };
             rest = next;
-            let words: Vec<QueryWord> = analyze_plain(part, &stemmer)
+            let words: Vec<QueryWord> = analyze_plain(part, language)
                 .map(|(folded, stem)| QueryWord { folded, stem })
                 .collect();
             if words.is_empty() {
@@ -198,10 +199,9 @@ impl SearchQuery {
     }
 
     fn analyze_fields(&self, fields: &[&str]) -> Vec<Vec<(String, String)>> {
-        let stemmer = stemmer(self.language);
         fields
             .iter()
-            .map(|field| analyze_with(field, &stemmer))
+            .map(|field| analyze(field, self.language))
             .collect()
     }
 }
@@ -210,18 +210,25 @@ impl SearchQuery {
 /// decoded, split at every character that is not a letter or digit, lower-cased and folded,
 /// stemmed. Returns `(folded, stem)` per word, in text order.
 pub fn analyze(text: &str, language: Language) -> Vec<(String, String)> {
-    analyze_with(text, &stemmer(language))
+    analyze_plain(&decode_entities(&strip_tags(text)), language).collect()
 }
 
-fn analyze_with(text: &str, stemmer: &Stemmer) -> Vec<(String, String)> {
-    analyze_plain(&decode_entities(&strip_tags(text)), stemmer).collect()
+/// Steps 1–3 of field text: its folded words, in text order, unstemmed (what prefix and typo
+/// matching look at).
+pub fn folded_words(text: &str) -> Vec<String> {
+    words(&decode_entities(&strip_tags(text))).collect()
 }
 
 /// Steps 2–4, for text without markup (the query itself is not HTML).
-fn analyze_plain<'a>(
-    text: &'a str,
-    stemmer: &'a Stemmer,
-) -> impl Iterator<Item = (String, String)> + 'a {
+fn analyze_plain(text: &str, language: Language) -> impl Iterator<Item = (String, String)> + '_ {
+    words(text).map(move |folded| {
+        let stem = stem(&folded, language);
+        (folded, stem)
+    })
+}
+
+/// Steps 2–3: split, lower-cased and folded.
+fn words(text: &str) -> impl Iterator<Item = String> + '_ {
     // Combining marks belong to the word they follow, so that decomposed text (NFD) splits as
     // its composed form does; folding then drops them.
     text.split(|c: char| !c.is_alphanumeric() && !is_combining_mark(c))
@@ -229,10 +236,37 @@ fn analyze_plain<'a>(
         .map(fold)
         // A word of marks alone folds to nothing.
         .filter(|folded| !folded.is_empty())
-        .map(|folded| {
-            let stem = stemmer.stem(&folded).into_owned();
-            (folded, stem)
-        })
+}
+
+/// Distinct words whose stems a thread remembers per language before it starts over.
+const REMEMBERED_STEMS: usize = 50_000;
+
+thread_local! {
+    /// Stems of words seen before, per language (in `Language::ALL` order). Text repeats its
+    /// words, and a Snowball stem costs several times a lookup: indexing a long description
+    /// stemmed every word afresh.
+    static STEMS: RefCell<[HashMap<String, String>; 3]> = RefCell::default();
+}
+
+/// Step 4: the language's Snowball stem of a folded word.
+pub fn stem(folded: &str, language: Language) -> String {
+    STEMS.with(|stems| {
+        let mut stems = stems.borrow_mut();
+        let slot = Language::ALL
+            .iter()
+            .position(|l| *l == language)
+            .expect("every language is in ALL");
+        let known = &mut stems[slot];
+        if let Some(stem) = known.get(folded) {
+            return stem.clone();
+        }
+        let stem = stemmer(language).stem(folded).into_owned();
+        if known.len() >= REMEMBERED_STEMS {
+            known.clear();
+        }
+        known.insert(folded.to_owned(), stem.clone());
+        stem
+    })
 }
 
 fn stemmer(language: Language) -> Stemmer {
@@ -314,6 +348,25 @@ mod tests {
 
     fn query(text: &str) -> SearchQuery {
         SearchQuery::parse(text, Language::En)
+    }
+
+    #[test]
+    fn remembered_stems_are_the_languages_own() {
+        // The same word twice in each language: the second answer comes from the memo, which
+        // must keep the languages apart.
+        for _ in 0..2 {
+            assert_eq!(stem("concerts", Language::En), "concert");
+            assert_eq!(stem("cantando", Language::Es), "cant");
+            assert_eq!(stem("cantando", Language::En), "cantando");
+            assert_eq!(stem("apresentacoes", Language::PtBr), "apresentaco");
+        }
+        assert_eq!(
+            folded_words("<p>Jazz &amp; Música</p>"),
+            analyze("<p>Jazz &amp; Música</p>", Language::Es)
+                .into_iter()
+                .map(|(folded, _)| folded)
+                .collect::<Vec<_>>()
+        );
     }
 
     fn folded(words: &[QueryWord]) -> Vec<&str> {
