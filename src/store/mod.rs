@@ -74,7 +74,8 @@ from_redb!(
     redb::TransactionError,
     redb::TableError,
     redb::StorageError,
-    redb::CommitError
+    redb::CommitError,
+    redb::SetDurabilityError
 );
 
 pub type StoreResult<T> = Result<T, StoreError>;
@@ -219,8 +220,13 @@ impl Store {
     }
 
     /// Drops the outbox entries up to and including `seq` (they are in the index).
+    ///
+    /// Not durable by itself (it becomes so with the next durable commit): a prune lost to a
+    /// crash only leaves entries that the next start finds already applied, so it need not
+    /// pay its own fsyncs after every index commit.
     pub fn prune_outbox(&self, seq: u64) -> StoreResult<()> {
-        let tx = self.db.begin_write()?;
+        let mut tx = self.db.begin_write()?;
+        tx.set_durability(redb::Durability::None)?;
         {
             let mut table = tx.open_table(OUTBOX)?;
             let applied: Vec<u64> = table
