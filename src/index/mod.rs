@@ -3,6 +3,7 @@
 //! be rebuilt from it (see `indexer` for how it is kept current, and `ARCHITECTURE.md`).
 
 pub mod analysis;
+mod directory;
 mod docs;
 pub mod filters;
 pub mod geo;
@@ -140,7 +141,18 @@ impl View {
 
 impl Live {
     fn open(dir: &Path, parsed: &IndexSchema) -> IndexResult<Live> {
-        let index = open_in(dir, parsed)?;
+        std::fs::create_dir_all(dir)?;
+        let directory =
+            directory::IndexDirectory::open(dir).map_err(tantivy::TantivyError::from)?;
+        let index = open_in(directory, parsed)?;
+        // A commit cut short (the process killed between writing a segment's files and
+        // publishing them in meta.json) leaves orphan files behind, and the catch-up commit
+        // can want one of the same names: tantivy then refuses to overwrite, e.g.
+        // `FileAlreadyExists("<segment>.286.del")`, and the server could never start again.
+        // Removing what meta.json does not reference first makes every restart after a kill
+        // start from a clean directory (tantivy's own collection only knows the files on its
+        // list, which is not synced: see `directory`).
+        directory::remove_unlisted(&index, dir)?;
         let reader = index
             .reader_builder()
             .reload_policy(ReloadPolicy::Manual)
@@ -148,12 +160,7 @@ impl Live {
         let writer: IndexWriter =
             index.writer_with_num_threads(LIVE_WRITER_THREADS, WRITER_MEMORY)?;
         writer.set_merge_policy(Box::new(live_merge_policy()));
-        // A commit cut short (the process killed between writing a segment's files and
-        // publishing them in meta.json) leaves orphan files behind, and the catch-up commit
-        // can want one of the same names: tantivy then refuses to overwrite, e.g.
-        // `FileAlreadyExists("<segment>.286.del")`, and the server could never start again.
-        // Removing what meta.json does not reference first makes every restart after a kill
-        // start from a clean directory.
+        // Drops the files just removed from tantivy's list of managed files.
         writer.garbage_collect_files().wait()?;
         Ok(Live {
             reader,
@@ -197,10 +204,10 @@ pub struct Hits {
     pub total: usize,
 }
 
-fn open_in(dir: &Path, parsed: &IndexSchema) -> IndexResult<Index> {
-    std::fs::create_dir_all(dir)?;
-    let directory =
-        tantivy::directory::MmapDirectory::open(dir).map_err(tantivy::TantivyError::from)?;
+fn open_in(
+    directory: impl tantivy::directory::Directory,
+    parsed: &IndexSchema,
+) -> IndexResult<Index> {
     let index = Index::open_or_create(directory, parsed.schema.clone())?;
     analysis::register(index.tokenizers());
     Ok(index)
@@ -308,7 +315,10 @@ impl SearchIndex {
         if building.exists() {
             std::fs::remove_dir_all(building)?;
         }
-        let index = open_in(building, &parsed)?;
+        std::fs::create_dir_all(building)?;
+        let directory = tantivy::directory::MmapDirectory::open(building)
+            .map_err(tantivy::TantivyError::from)?;
+        let index = open_in(directory, &parsed)?;
         let mut writer: IndexWriter = index.writer(WRITER_MEMORY)?;
         // Everything up to the current head is in the snapshot read below.
         let head = store.outbox_head()?;
