@@ -407,15 +407,10 @@ pub fn linked(fields: &Fields, f: &LinkedFilter) -> Plan {
     plan
 }
 
-/// Events of a language whose effective status is in `statuses`: the base of `has_events` and
-/// `only_with_upcoming`.
-pub fn events_with_statuses(
-    fields: &Fields,
-    language: Option<Language>,
-    statuses: &[Status],
-    now: i64,
-) -> Box<dyn Query> {
-    let mut clauses = vec![
+/// Events (of every language) whose effective status is in `statuses`: the base of
+/// `has_events` and `only_with_upcoming`.
+pub fn events_with_statuses(fields: &Fields, statuses: &[Status], now: i64) -> Box<dyn Query> {
+    all_of(vec![
         key_is(fields, Key::Kind, Kind::Event.name()),
         any_of(
             statuses
@@ -423,11 +418,7 @@ pub fn events_with_statuses(
                 .map(|s| effective_status(fields, *s, now, true))
                 .collect(),
         ),
-    ];
-    if let Some(language) = language {
-        clauses.push(key_is(fields, Key::Language, language.code()));
-    }
-    all_of(clauses)
+    ])
 }
 
 /// Published events carrying a category or tag (`key` is [`Key::Category`] or [`Key::Tag`]):
@@ -465,7 +456,7 @@ pub fn stored_future_until(fields: &Fields, now: i64) -> Box<dyn Query> {
 /// Events starting at or after `now` (UTC) whose effective status is in `statuses`.
 pub fn upcoming_events(fields: &Fields, statuses: &[Status], now: i64) -> Box<dyn Query> {
     all_of(vec![
-        events_with_statuses(fields, None, statuses, now),
+        events_with_statuses(fields, statuses, now),
         i64_range(fields.start_utc, Bound::Included(now), Bound::Unbounded),
     ])
 }

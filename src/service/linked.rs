@@ -487,7 +487,6 @@ pub fn list<R: LinkedKind>(
         Some(_) => {
             let q = planner::events_with_statuses(
                 &index.fields,
-                None,
                 &[Status::Publish, Status::Future, Status::Private],
                 now,
             );
