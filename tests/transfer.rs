@@ -113,7 +113,8 @@ fn fill(srv: &Server) -> Vec<String> {
         srv,
         "events",
         json!({"title": "Members Evening", "start_date": "2027-06-01 19:00:00",
-               "end_date": "2027-06-01 21:00:00", "password": "open sesame"}),
+               "end_date": "2027-06-01 21:00:00", "password": "open sesame",
+               "cost": "Pay what you can"}),
     );
     let draft = created(
         srv,
