@@ -2,7 +2,7 @@
 //! managed files is replaced without an fsync.
 //!
 //! tantivy rewrites that list (`.managed.json`, the files its garbage collection may delete)
-//! before creating each new file, and syncs every rewrite: six of the fifteen fsyncs of a
+//! before creating each new file, and synced every rewrite: six of the twenty or so fsyncs of a
 //! create's one-document segment. Segment files and `meta.json` stay synced as before, so a
 //! commit is as durable as it was. A list that a power loss takes back to an older version
 //! only misses files of commits that never completed; [`remove_unlisted`] deletes those at
