@@ -9,6 +9,7 @@ use crate::model::{Kind, Language, Role, Sequence, User};
 use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
+use std::cell::OnceCell;
 use std::path::Path;
 
 /// Version of the table layout. A store written with another layout is refused at open.
@@ -138,7 +139,7 @@ impl Store {
             in_progress: std::sync::atomic::AtomicUsize::new(0),
         };
         store.write(|tx| {
-            let mut meta = tx.txn.open_table(META)?;
+            let meta = tx.meta_mut()?;
             let found = meta.get("format")?.map(|v| v.value());
             match found {
                 None => {
@@ -147,17 +148,16 @@ impl Store {
                 Some(STORE_FORMAT) => {}
                 Some(found) => return Err(StoreError::IncompatibleFormat { found }),
             }
-            drop(meta);
             // Create every table up front so that read transactions never miss one.
-            tx.txn.open_table(USERS)?;
-            tx.txn.open_table(USER_NAMES)?;
-            tx.txn.open_table(SLUGS)?;
-            tx.txn.open_table(IMAGES)?;
-            tx.txn.open_table(IMAGE_URLS)?;
-            tx.txn.open_table(GROUPS)?;
-            tx.txn.open_table(OUTBOX)?;
+            tx.users()?;
+            tx.user_names_mut()?;
+            tx.slugs()?;
+            tx.images()?;
+            tx.image_urls()?;
+            tx.groups()?;
+            tx.outbox()?;
             for kind in Kind::ALL {
-                tx.txn.open_table(records_table(kind))?;
+                tx.records(kind)?;
             }
             Ok(())
         })?;
@@ -171,13 +171,17 @@ impl Store {
     ) -> Result<T, E> {
         let (out, last) = {
             let _counted = InProgress::enter(&self.in_progress);
-            let mut tx = WriteTx {
-                txn: self.db.begin_write().map_err(StoreError::from)?,
-                last_outbox_seq: None,
+            let txn = self.db.begin_write().map_err(StoreError::from)?;
+            let (out, last) = {
+                let mut tx = WriteTx {
+                    open: OpenTables::new(&txn),
+                    last_outbox_seq: None,
+                };
+                let out = f(&mut tx)?;
+                (out, tx.last_outbox_seq)
+                // The open tables close here, before the commit.
             };
-            let out = f(&mut tx)?;
-            let last = tx.last_outbox_seq;
-            tx.txn.commit().map_err(StoreError::from)?;
+            txn.commit().map_err(StoreError::from)?;
             (out, last)
         };
         self.bump_version();
@@ -258,7 +262,7 @@ impl Store {
 
     pub fn users(&self) -> StoreResult<Vec<User>> {
         let rx = self.read()?;
-        let table = rx.txn.open_table(USERS)?;
+        let table = rx.users()?;
         let mut users = Vec::new();
         for entry in table.iter()? {
             let (_, bytes) = entry?;
@@ -271,11 +275,9 @@ impl Store {
     pub fn add_user(&self, name: &str, role: Role, password_hash: String) -> StoreResult<User> {
         self.write(|tx| {
             let key = name.to_ascii_lowercase();
-            let names = tx.txn.open_table(USER_NAMES)?;
-            if names.get(key.as_str())?.is_some() {
+            if tx.user_names_mut()?.get(key.as_str())?.is_some() {
                 return Err(StoreError::UserNameTaken(name.to_string()));
             }
-            drop(names);
             let id = tx.next_id(Sequence::Users)?;
             let user = User {
                 id,
@@ -283,10 +285,9 @@ impl Store {
                 role,
                 password_hash,
             };
-            tx.txn
-                .open_table(USERS)?
+            tx.users_mut()?
                 .insert(id, codec::encode(&user).as_slice())?;
-            tx.txn.open_table(USER_NAMES)?.insert(key.as_str(), id)?;
+            tx.user_names_mut()?.insert(key.as_str(), id)?;
             Ok(user)
         })
     }
@@ -295,12 +296,11 @@ impl Store {
     pub fn set_password(&self, name: &str, password_hash: String) -> StoreResult<User> {
         self.write(|tx| {
             let id = tx
-                .txn
-                .open_table(USER_NAMES)?
+                .user_names_mut()?
                 .get(name.to_ascii_lowercase().as_str())?
                 .map(|v| v.value())
                 .ok_or_else(|| StoreError::UnknownUser(name.to_string()))?;
-            let mut users = tx.txn.open_table(USERS)?;
+            let users = tx.users_mut()?;
             let mut user: User = match users.get(id)? {
                 Some(bytes) => codec::decode(bytes.value())?,
                 None => return Err(StoreError::UnknownUser(name.to_string())),
@@ -335,7 +335,7 @@ pub trait Reads {
 macro_rules! read_methods {
     () => {
         fn get_record<T: DeserializeOwned>(&self, kind: Kind, id: u64) -> StoreResult<Option<T>> {
-            let table = self.txn.open_table(records_table(kind))?;
+            let table = self.records(kind)?;
             let found = table.get(id)?;
             Ok(match found {
                 Some(bytes) => Some(codec::decode(bytes.value())?),
@@ -345,7 +345,7 @@ macro_rules! read_methods {
 
         /// Every record of a kind, in ID order.
         fn scan<T: DeserializeOwned>(&self, kind: Kind) -> StoreResult<Vec<T>> {
-            let table = self.txn.open_table(records_table(kind))?;
+            let table = self.records(kind)?;
             let mut out = Vec::new();
             for entry in table.iter()? {
                 let (_, bytes) = entry?;
@@ -360,7 +360,7 @@ macro_rules! read_methods {
             language: Language,
             slug: &str,
         ) -> StoreResult<Option<u64>> {
-            let table = self.txn.open_table(SLUGS)?;
+            let table = self.slugs()?;
             let found = table.get((kind.name(), language.code(), slug))?;
             Ok(found.map(|v| v.value()))
         }
@@ -368,18 +368,18 @@ macro_rules! read_methods {
         /// Which kind of record an ID of the shared posts sequence names, if any.
         fn post_kind_of(&self, id: u64) -> StoreResult<Option<PostIdKind>> {
             for kind in [Kind::Event, Kind::Venue, Kind::Organizer] {
-                if self.txn.open_table(records_table(kind))?.get(id)?.is_some() {
+                if self.records(kind)?.get(id)?.is_some() {
                     return Ok(Some(PostIdKind::Record(kind)));
                 }
             }
-            if self.txn.open_table(IMAGES)?.get(id)?.is_some() {
+            if self.images()?.get(id)?.is_some() {
                 return Ok(Some(PostIdKind::Image));
             }
             Ok(None)
         }
 
         fn image(&self, id: u64) -> StoreResult<Option<Image>> {
-            let table = self.txn.open_table(IMAGES)?;
+            let table = self.images()?;
             let found = table.get(id)?;
             Ok(match found {
                 Some(bytes) => Some(codec::decode(bytes.value())?),
@@ -388,14 +388,14 @@ macro_rules! read_methods {
         }
 
         fn image_by_url(&self, url: &str) -> StoreResult<Option<u64>> {
-            let table = self.txn.open_table(IMAGE_URLS)?;
+            let table = self.image_urls()?;
             let found = table.get(url)?;
             Ok(found.map(|v| v.value()))
         }
 
         /// The members of a translation group, in the order en, pt-br, es.
         fn group_members(&self, kind: Kind, group: u64) -> StoreResult<Vec<(Language, u64)>> {
-            let table = self.txn.open_table(GROUPS)?;
+            let table = self.groups()?;
             let mut out = Vec::new();
             for language in Language::ALL {
                 if let Some(id) = table.get((kind.name(), group, language.code()))? {
@@ -406,12 +406,12 @@ macro_rules! read_methods {
         }
 
         fn user_exists(&self, id: u64) -> StoreResult<bool> {
-            Ok(self.txn.open_table(USERS)?.get(id)?.is_some())
+            Ok(self.users()?.get(id)?.is_some())
         }
 
         /// Outbox entries after `seq` in this snapshot, in order.
         fn outbox_after(&self, seq: u64) -> StoreResult<Vec<OutboxEntry>> {
-            let table = self.txn.open_table(OUTBOX)?;
+            let table = self.outbox()?;
             let mut out = Vec::new();
             for entry in table.range((seq + 1)..)? {
                 let (k, v) = entry?;
@@ -434,20 +434,147 @@ pub enum PostIdKind {
     Image,
 }
 
+type RecordTable<'t> = redb::Table<'t, u64, &'static [u8]>;
+type SlugKey = (&'static str, &'static str, &'static str);
+type GroupKey = (&'static str, u64, &'static str);
+
+/// The tables of one write transaction, each opened at its first use and kept open until the
+/// transaction ends: opening a table is a lookup in redb's table tree, and a bulk import,
+/// which touches a handful of tables per line, spent a fifth of its store thread on it.
+struct OpenTables<'t> {
+    txn: &'t redb::WriteTransaction,
+    meta: OnceCell<redb::Table<'t, &'static str, u64>>,
+    users: OnceCell<RecordTable<'t>>,
+    user_names: OnceCell<redb::Table<'t, &'static str, u64>>,
+    slugs: OnceCell<redb::Table<'t, SlugKey, u64>>,
+    records: [OnceCell<RecordTable<'t>>; Kind::ALL.len()],
+    images: OnceCell<RecordTable<'t>>,
+    image_urls: OnceCell<redb::Table<'t, &'static str, u64>>,
+    outbox: OnceCell<RecordTable<'t>>,
+    groups: OnceCell<redb::Table<'t, GroupKey, u64>>,
+}
+
+impl<'t> OpenTables<'t> {
+    fn new(txn: &'t redb::WriteTransaction) -> OpenTables<'t> {
+        OpenTables {
+            txn,
+            meta: OnceCell::new(),
+            users: OnceCell::new(),
+            user_names: OnceCell::new(),
+            slugs: OnceCell::new(),
+            records: Default::default(),
+            images: OnceCell::new(),
+            image_urls: OnceCell::new(),
+            outbox: OnceCell::new(),
+            groups: OnceCell::new(),
+        }
+    }
+}
+
+/// The table in `cell`, opened first if need be.
+fn shared<'c, 't, K: redb::Key + 'static, V: redb::Value + 'static>(
+    txn: &'t redb::WriteTransaction,
+    cell: &'c OnceCell<redb::Table<'t, K, V>>,
+    definition: TableDefinition<'static, K, V>,
+) -> StoreResult<&'c redb::Table<'t, K, V>> {
+    if let Some(table) = cell.get() {
+        return Ok(table);
+    }
+    let table = txn.open_table(definition)?;
+    Ok(cell.get_or_init(|| table))
+}
+
+/// [`shared`], for changing the table.
+fn exclusive<'c, 't, K: redb::Key + 'static, V: redb::Value + 'static>(
+    txn: &'t redb::WriteTransaction,
+    cell: &'c mut OnceCell<redb::Table<'t, K, V>>,
+    definition: TableDefinition<'static, K, V>,
+) -> StoreResult<&'c mut redb::Table<'t, K, V>> {
+    if cell.get().is_none() {
+        // Cannot fail: the cell was empty.
+        let _ = cell.set(txn.open_table(definition)?);
+    }
+    Ok(cell.get_mut().expect("the table was opened above"))
+}
+
+fn kind_slot(kind: Kind) -> usize {
+    Kind::ALL
+        .iter()
+        .position(|k| *k == kind)
+        .expect("every kind is in ALL")
+}
+
 /// One write transaction. Everything done through it commits together or not at all.
-pub struct WriteTx {
-    txn: redb::WriteTransaction,
+pub struct WriteTx<'t> {
+    open: OpenTables<'t>,
     last_outbox_seq: Option<u64>,
 }
 
-impl Reads for WriteTx {
+impl Reads for WriteTx<'_> {
     read_methods!();
 }
 
-impl WriteTx {
+// The tables the read methods use, by the names they use in both kinds of transaction.
+impl<'t> WriteTx<'t> {
+    fn records(&self, kind: Kind) -> StoreResult<&RecordTable<'t>> {
+        let open = &self.open;
+        shared(
+            open.txn,
+            &open.records[kind_slot(kind)],
+            records_table(kind),
+        )
+    }
+
+    fn slugs(&self) -> StoreResult<&redb::Table<'t, SlugKey, u64>> {
+        shared(self.open.txn, &self.open.slugs, SLUGS)
+    }
+
+    fn images(&self) -> StoreResult<&RecordTable<'t>> {
+        shared(self.open.txn, &self.open.images, IMAGES)
+    }
+
+    fn image_urls(&self) -> StoreResult<&redb::Table<'t, &'static str, u64>> {
+        shared(self.open.txn, &self.open.image_urls, IMAGE_URLS)
+    }
+
+    fn groups(&self) -> StoreResult<&redb::Table<'t, GroupKey, u64>> {
+        shared(self.open.txn, &self.open.groups, GROUPS)
+    }
+
+    fn users(&self) -> StoreResult<&RecordTable<'t>> {
+        shared(self.open.txn, &self.open.users, USERS)
+    }
+
+    fn outbox(&self) -> StoreResult<&RecordTable<'t>> {
+        shared(self.open.txn, &self.open.outbox, OUTBOX)
+    }
+
+    fn meta_mut(&mut self) -> StoreResult<&mut redb::Table<'t, &'static str, u64>> {
+        exclusive(self.open.txn, &mut self.open.meta, META)
+    }
+
+    fn users_mut(&mut self) -> StoreResult<&mut RecordTable<'t>> {
+        exclusive(self.open.txn, &mut self.open.users, USERS)
+    }
+
+    fn user_names_mut(&mut self) -> StoreResult<&mut redb::Table<'t, &'static str, u64>> {
+        exclusive(self.open.txn, &mut self.open.user_names, USER_NAMES)
+    }
+
+    fn records_mut(&mut self, kind: Kind) -> StoreResult<&mut RecordTable<'t>> {
+        let open = &mut self.open;
+        exclusive(
+            open.txn,
+            &mut open.records[kind_slot(kind)],
+            records_table(kind),
+        )
+    }
+}
+
+impl WriteTx<'_> {
     /// Draws the next value of an ID sequence (starting at 1, never reused).
     pub fn next_id(&mut self, sequence: Sequence) -> StoreResult<u64> {
-        let mut meta = self.txn.open_table(META)?;
+        let meta = self.meta_mut()?;
         let next = meta.get(sequence.key())?.map(|v| v.value()).unwrap_or(0) + 1;
         meta.insert(sequence.key(), next)?;
         Ok(next)
@@ -456,7 +583,7 @@ impl WriteTx {
     /// Makes sure the sequence never draws `id` or anything below it again (bulk import keeps
     /// the IDs of the records it loads).
     pub fn raise_sequence(&mut self, sequence: Sequence, id: u64) -> StoreResult<()> {
-        let mut meta = self.txn.open_table(META)?;
+        let meta = self.meta_mut()?;
         let current = meta.get(sequence.key())?.map(|v| v.value()).unwrap_or(0);
         if id > current {
             meta.insert(sequence.key(), id)?;
@@ -467,25 +594,28 @@ impl WriteTx {
     /// Stores an image record under a given ID (bulk import); the caller has checked that the
     /// ID is free and the URL unknown.
     pub fn put_image(&mut self, image: &Image) -> StoreResult<()> {
-        self.txn
-            .open_table(IMAGES)?
-            .insert(image.id, codec::encode(image).as_slice())?;
-        self.txn
-            .open_table(IMAGE_URLS)?
-            .insert(image.url.as_str(), image.id)?;
+        self.insert_image(image)?;
         self.raise_sequence(Sequence::Posts, image.id)
+    }
+
+    fn insert_image(&mut self, image: &Image) -> StoreResult<()> {
+        let open = &mut self.open;
+        exclusive(open.txn, &mut open.images, IMAGES)?
+            .insert(image.id, codec::encode(image).as_slice())?;
+        exclusive(open.txn, &mut open.image_urls, IMAGE_URLS)?
+            .insert(image.url.as_str(), image.id)?;
+        Ok(())
     }
 
     /// Stores a record; changes of indexed kinds also enter the outbox, in this transaction.
     pub fn put_record<T: Serialize>(&mut self, kind: Kind, id: u64, record: &T) -> StoreResult<()> {
-        self.txn
-            .open_table(records_table(kind))?
+        self.records_mut(kind)?
             .insert(id, codec::encode(record).as_slice())?;
         self.enqueue(kind, id)
     }
 
     pub fn remove_record(&mut self, kind: Kind, id: u64) -> StoreResult<()> {
-        self.txn.open_table(records_table(kind))?.remove(id)?;
+        self.records_mut(kind)?.remove(id)?;
         self.enqueue(kind, id)
     }
 
@@ -494,12 +624,11 @@ impl WriteTx {
         if !matches!(kind, Kind::Event | Kind::Venue | Kind::Organizer) {
             return Ok(());
         }
-        let mut meta = self.txn.open_table(META)?;
+        let meta = self.meta_mut()?;
         let seq = meta.get(OUTBOX_SEQUENCE)?.map(|v| v.value()).unwrap_or(0) + 1;
         meta.insert(OUTBOX_SEQUENCE, seq)?;
-        drop(meta);
-        self.txn
-            .open_table(OUTBOX)?
+        let open = &mut self.open;
+        exclusive(open.txn, &mut open.outbox, OUTBOX)?
             .insert(seq, codec::encode(&(kind, id)).as_slice())?;
         self.last_outbox_seq = Some(seq);
         Ok(())
@@ -512,16 +641,19 @@ impl WriteTx {
         slug: &str,
         id: u64,
     ) -> StoreResult<()> {
-        self.txn
-            .open_table(SLUGS)?
+        let open = &mut self.open;
+        exclusive(open.txn, &mut open.slugs, SLUGS)?
             .insert((kind.name(), language.code(), slug), id)?;
         Ok(())
     }
 
     pub fn remove_slug(&mut self, kind: Kind, language: Language, slug: &str) -> StoreResult<()> {
-        self.txn
-            .open_table(SLUGS)?
-            .remove((kind.name(), language.code(), slug))?;
+        let open = &mut self.open;
+        exclusive(open.txn, &mut open.slugs, SLUGS)?.remove((
+            kind.name(),
+            language.code(),
+            slug,
+        ))?;
         Ok(())
     }
 
@@ -531,14 +663,10 @@ impl WriteTx {
             return Ok(id);
         }
         let id = self.next_id(Sequence::Posts)?;
-        let image = Image {
+        self.insert_image(&Image {
             id,
             url: url.to_string(),
-        };
-        self.txn
-            .open_table(IMAGES)?
-            .insert(id, codec::encode(&image).as_slice())?;
-        self.txn.open_table(IMAGE_URLS)?.insert(url, id)?;
+        })?;
         Ok(id)
     }
 
@@ -549,8 +677,8 @@ impl WriteTx {
         language: Language,
         id: u64,
     ) -> StoreResult<()> {
-        self.txn
-            .open_table(GROUPS)?
+        let open = &mut self.open;
+        exclusive(open.txn, &mut open.groups, GROUPS)?
             .insert((kind.name(), group, language.code()), id)?;
         Ok(())
     }
@@ -561,9 +689,12 @@ impl WriteTx {
         group: u64,
         language: Language,
     ) -> StoreResult<()> {
-        self.txn
-            .open_table(GROUPS)?
-            .remove((kind.name(), group, language.code()))?;
+        let open = &mut self.open;
+        exclusive(open.txn, &mut open.groups, GROUPS)?.remove((
+            kind.name(),
+            group,
+            language.code(),
+        ))?;
         Ok(())
     }
 }
@@ -577,10 +708,42 @@ impl Reads for ReadTx {
     read_methods!();
 }
 
+// The tables the read methods use: a read transaction opens them as it goes (a request reads
+// a few records; opening a table for reading takes no lock).
+impl ReadTx {
+    fn records(&self, kind: Kind) -> StoreResult<redb::ReadOnlyTable<u64, &'static [u8]>> {
+        Ok(self.txn.open_table(records_table(kind))?)
+    }
+
+    fn slugs(&self) -> StoreResult<redb::ReadOnlyTable<SlugKey, u64>> {
+        Ok(self.txn.open_table(SLUGS)?)
+    }
+
+    fn images(&self) -> StoreResult<redb::ReadOnlyTable<u64, &'static [u8]>> {
+        Ok(self.txn.open_table(IMAGES)?)
+    }
+
+    fn image_urls(&self) -> StoreResult<redb::ReadOnlyTable<&'static str, u64>> {
+        Ok(self.txn.open_table(IMAGE_URLS)?)
+    }
+
+    fn groups(&self) -> StoreResult<redb::ReadOnlyTable<GroupKey, u64>> {
+        Ok(self.txn.open_table(GROUPS)?)
+    }
+
+    fn users(&self) -> StoreResult<redb::ReadOnlyTable<u64, &'static [u8]>> {
+        Ok(self.txn.open_table(USERS)?)
+    }
+
+    fn outbox(&self) -> StoreResult<redb::ReadOnlyTable<u64, &'static [u8]>> {
+        Ok(self.txn.open_table(OUTBOX)?)
+    }
+}
+
 impl ReadTx {
     /// How many records of a kind the store holds.
     pub fn count(&self, kind: Kind) -> StoreResult<u64> {
-        Ok(self.txn.open_table(records_table(kind))?.len()?)
+        Ok(self.records(kind)?.len()?)
     }
 
     /// Visits every record of a kind in ID order without holding them all in memory.
@@ -589,10 +752,7 @@ impl ReadTx {
         kind: Kind,
         mut f: impl FnMut(T) -> Result<(), E>,
     ) -> Result<(), E> {
-        let table = self
-            .txn
-            .open_table(records_table(kind))
-            .map_err(StoreError::from)?;
+        let table = self.records(kind)?;
         for entry in table.iter().map_err(StoreError::from)? {
             let (_, bytes) = entry.map_err(StoreError::from)?;
             f(codec::decode(bytes.value()).map_err(StoreError::from)?)?;
