@@ -294,14 +294,38 @@ fn refused_lines_are_reported_and_leave_nothing_while_the_others_load() {
             json!({"image": {"id": 40, "url": "https://img.example/a.png"}}),
         ),
         /* 12 */ "".to_string(),
+        /* 13 */
+        json!({"resource": "venues", "data": {"id": 20, "language": "en", "status": "publish",
+            "slug": "hall", "venue": "Hall", "date": "2027-01-01 00:00:00",
+            "date_utc": "2027-01-01 00:00:00", "modified_utc": "2027-01-01 00:00:00"}})
+        .to_string(),
+        /* 14 */ event(18, "at-the-hall", json!({"venue": {"id": 20}})),
+        // The venue's language was looked up for line 14; it is still checked.
+        /* 15 */
+        event(
+            19,
+            "en-la-sala",
+            json!({"venue": {"id": 20}, "language": "es"}),
+        ),
+        /* 16 */ json!({"resource": "events", "data": [1]}).to_string(),
     ];
     std::fs::write(&file, lines.join("\n")).unwrap();
     let out = import(&dir, &file);
     assert_eq!(out.code, Some(1), "{}", out.describe());
     assert!(
         out.stdout.contains(
-            "imported 2 events, 0 venues, 0 organizers, 0 categories, 0 tags; refused 9 lines"
+            "imported 3 events, 1 venues, 0 organizers, 0 categories, 0 tags; refused 11 lines"
         ),
+        "{}",
+        out.describe()
+    );
+    assert!(
+        out.stderr.contains("line 15: venue 20 is not in es"),
+        "{}",
+        out.describe()
+    );
+    assert!(
+        out.stderr.contains("line 16: `data` must be an object"),
         "{}",
         out.describe()
     );
@@ -325,10 +349,10 @@ fn refused_lines_are_reported_and_leave_nothing_while_the_others_load() {
         .iter()
         .map(|e| e["id"].as_u64().unwrap())
         .collect();
-    assert_eq!(ids, [10, 17], "{}", listed.describe());
+    assert_eq!(ids, [10, 17, 18], "{}", listed.describe());
     let two = srv.get_as(&format!("{NS}/events/17"), &ADMIN).json();
     assert_eq!(two["image"]["id"], 40, "{two}");
-    for id in [11, 12, 13, 14, 15, 16] {
+    for id in [11, 12, 13, 14, 15, 16, 19] {
         assert_eq!(
             srv.get_as(&format!("{NS}/events/{id}"), &ADMIN).status,
             404,

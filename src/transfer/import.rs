@@ -11,8 +11,8 @@ use crate::values::timezone::Zone;
 use crate::values::{datetime, scalars, slug};
 use chrono::{Duration, NaiveDateTime};
 use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
+use std::collections::HashMap;
 use std::io::BufRead;
 
 pub type ImportSummary = KindCounts;
@@ -60,6 +60,7 @@ pub fn import(
     mut on_reject: impl FnMut(Rejection),
 ) -> Result<ImportSummary, ImportError> {
     let mut counts = KindCounts::default();
+    let mut known = KnownLanguages::default();
     let mut lines = input.lines();
     let mut number = 0u64;
     loop {
@@ -76,7 +77,7 @@ pub fn import(
                 if line.trim().is_empty() {
                     continue;
                 }
-                match load_line(tx, line, options.shift) {
+                match load_line(tx, line, options.shift, &mut known) {
                     Ok(Some(kind)) => counts.add(kind),
                     Ok(None) => {}
                     Err(LineError::Refused(reason)) => on_reject(Rejection {
@@ -111,9 +112,19 @@ impl From<String> for LineError {
 
 type LineResult<T> = Result<T, LineError>;
 
+/// The languages of records that lines have referred to so far. Import only adds records (a
+/// line naming a stored ID is refused), so an answer holds for the whole import; events refer
+/// to the same few venues, organizers and terms over and over.
+type KnownLanguages = HashMap<(Kind, u64), Language>;
+
 /// Validates one line against the store (and the lines before it in this transaction), then
 /// writes it. Every check comes before the first write, so a refused line leaves nothing.
-fn load_line(tx: &mut WriteTx, line: &str, shift: Duration) -> LineResult<Option<Kind>> {
+fn load_line(
+    tx: &mut WriteTx,
+    line: &str,
+    shift: Duration,
+    known: &mut KnownLanguages,
+) -> LineResult<Option<Kind>> {
     let parsed: Line = serde_json::from_str(line).map_err(|e| format!("not a JSON object: {e}"))?;
     let resource = parsed
         .resource
@@ -123,10 +134,7 @@ fn load_line(tx: &mut WriteTx, line: &str, shift: Duration) -> LineResult<Option
     let kind = kind_of_collection(resource).ok_or_else(|| {
         format!("unknown resource {resource:?} (categories, tags, venues, organizers, events)")
     })?;
-    let Some(Data(data)) = parsed
-        .data
-        .and_then(|raw| serde_json::from_str::<Data>(raw.get()).ok())
-    else {
+    let Some(Data(Some(data))) = parsed.data else {
         return Err("`data` must be an object".into());
     };
     let data = Fields(&data);
@@ -134,17 +142,16 @@ fn load_line(tx: &mut WriteTx, line: &str, shift: Duration) -> LineResult<Option
         Kind::Category | Kind::Tag => load_term(tx, kind, &data)?,
         Kind::Venue => load_venue(tx, &data, shift)?,
         Kind::Organizer => load_organizer(tx, &data, shift)?,
-        Kind::Event => load_event(tx, &data, shift)?,
+        Kind::Event => load_event(tx, &data, shift, known)?,
     }
     Ok(Some(kind))
 }
 
-/// A line: `data` is kept as raw text until it is parsed as [`Data`].
+/// A line, parsed in one pass.
 #[derive(serde::Deserialize)]
-struct Line<'a> {
+struct Line {
     resource: Option<Value>,
-    #[serde(borrow)]
-    data: Option<&'a RawValue>,
+    data: Option<Data>,
 }
 
 /// Keys of `data` holding other records' whole representations (an event's venue, organizers
@@ -188,8 +195,9 @@ fn read_object<'de, A: MapAccess<'de>>(
 }
 
 /// A line's `data` object, with embedded records reduced to `{"id": …}` and derived fields
-/// skipped while parsing: building them as `Value`s was a large share of an import.
-struct Data(Map<String, Value>);
+/// skipped while parsing: building them as `Value`s was a large share of an import. `None`
+/// when `data` is another kind of JSON value.
+struct Data(Option<Map<String, Value>>);
 
 impl<'de> Deserialize<'de> for Data {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Data, D::Error> {
@@ -198,7 +206,7 @@ impl<'de> Deserialize<'de> for Data {
             type Value = Data;
 
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("an object")
+                f.write_str("a JSON value")
             }
 
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Data, A::Error> {
@@ -211,10 +219,35 @@ impl<'de> Deserialize<'de> for Data {
                         Read::Whole
                     }
                 })
-                .map(Data)
+                .map(|object| Data(Some(object)))
+            }
+
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Data, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Data(None))
+            }
+
+            fn visit_str<E>(self, _: &str) -> Result<Data, E> {
+                Ok(Data(None))
+            }
+
+            fn visit_bool<E>(self, _: bool) -> Result<Data, E> {
+                Ok(Data(None))
+            }
+
+            fn visit_i64<E>(self, _: i64) -> Result<Data, E> {
+                Ok(Data(None))
+            }
+
+            fn visit_u64<E>(self, _: u64) -> Result<Data, E> {
+                Ok(Data(None))
+            }
+
+            fn visit_f64<E>(self, _: f64) -> Result<Data, E> {
+                Ok(Data(None))
             }
         }
-        deserializer.deserialize_map(DataVisitor)
+        deserializer.deserialize_any(DataVisitor)
     }
 }
 
@@ -714,16 +747,23 @@ fn cost(data: &Fields) -> Result<Cost, String> {
     })
 }
 
-fn references(tx: &WriteTx, kind: Kind, ids: &[u64], language: Language) -> LineResult<()> {
+fn references(
+    tx: &WriteTx,
+    kind: Kind,
+    ids: &[u64],
+    language: Language,
+    known: &mut KnownLanguages,
+) -> LineResult<()> {
     for id in ids {
-        let found_language = match kind {
-            Kind::Category | Kind::Tag => tx.get_record::<Term>(kind, *id)?.map(|t| t.language),
-            _ => match tx.post_kind_of(*id)? {
-                Some(PostIdKind::Record(k)) if k == kind => {
-                    tx.get_record::<PostMeta>(kind, *id)?.map(|m| m.language)
+        let found_language = match known.get(&(kind, *id)) {
+            Some(language) => Some(*language),
+            None => {
+                let stored = stored_language(tx, kind, *id)?;
+                if let Some(stored) = stored {
+                    known.insert((kind, *id), stored);
                 }
-                _ => None,
-            },
+                stored
+            }
         };
         match found_language {
             None => return Err(format!("{} {id} does not exist", kind.name()).into()),
@@ -736,7 +776,25 @@ fn references(tx: &WriteTx, kind: Kind, ids: &[u64], language: Language) -> Line
     Ok(())
 }
 
-fn load_event(tx: &mut WriteTx, data: &Fields, shift: Duration) -> LineResult<()> {
+/// The language of a stored record of `kind`, if there is one.
+fn stored_language(tx: &WriteTx, kind: Kind, id: u64) -> LineResult<Option<Language>> {
+    Ok(match kind {
+        Kind::Category | Kind::Tag => tx.get_record::<Term>(kind, id)?.map(|t| t.language),
+        _ => match tx.post_kind_of(id)? {
+            Some(PostIdKind::Record(k)) if k == kind => {
+                tx.get_record::<PostMeta>(kind, id)?.map(|m| m.language)
+            }
+            _ => None,
+        },
+    })
+}
+
+fn load_event(
+    tx: &mut WriteTx,
+    data: &Fields,
+    shift: Duration,
+    known: &mut KnownLanguages,
+) -> LineResult<()> {
     let line = post_line(tx, Kind::Event, data, "title", shift)?;
     let language = line.meta.language;
     let zone_name = data.text("timezone")?;
@@ -758,10 +816,10 @@ fn load_event(tx: &mut WriteTx, data: &Fields, shift: Duration) -> LineResult<()
     if venue.len() > 1 {
         return Err("`venue` names one venue".into());
     }
-    references(tx, Kind::Category, &categories, language)?;
-    references(tx, Kind::Tag, &tags, language)?;
-    references(tx, Kind::Venue, &venue, language)?;
-    references(tx, Kind::Organizer, &organizers, language)?;
+    references(tx, Kind::Category, &categories, language, known)?;
+    references(tx, Kind::Tag, &tags, language, known)?;
+    references(tx, Kind::Venue, &venue, language, known)?;
+    references(tx, Kind::Organizer, &organizers, language, known)?;
     // The representation shows the public URL as `website` when none is stored.
     let website = Some(data.text("website")?)
         .filter(|w| Some(w.as_str()) != data.get("url").and_then(Value::as_str))
@@ -810,7 +868,8 @@ mod tests {
     fn data(text: &str) -> Option<Value> {
         serde_json::from_str::<Data>(text)
             .ok()
-            .map(|Data(map)| Value::Object(map))
+            .and_then(|Data(map)| map)
+            .map(Value::Object)
     }
 
     #[test]
