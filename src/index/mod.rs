@@ -43,8 +43,9 @@ const LIVE_WRITER_THREADS: usize = 1;
 /// thousand events every eighth create paid for rewriting the whole index.
 const LIVE_MIN_LAYER_DOCS: u32 = 100;
 
-/// New documents of an outbox batch, up to this many, are written as a segment by the applying
-/// thread itself (see [`add_small_segment`]); more (bulk loads) go through the writer.
+/// New documents of an outbox batch of up to this many records are written as a segment by
+/// the applying thread itself (see [`add_small_segment`]); larger batches (bulk loads) go
+/// through the writer.
 const SMALL_SEGMENT_DOCS: usize = 1000;
 
 /// Memory budget of such a segment: sizes its term hash table at 32K slots (it grows when a
@@ -465,6 +466,9 @@ impl SearchIndex {
     ) -> IndexResult<()> {
         let f = &self.fields;
         let searcher = live.reader.searcher();
+        // A bulk load hands every document to the writer as soon as it is built, so that the
+        // writer's indexing thread works beside this one reading the store.
+        let bulk = touched.len() > SMALL_SEGMENT_DOCS;
         let mut fresh = Vec::new();
         for (kind, id) in touched {
             let id_term = f.key(Key::Id, id);
@@ -488,7 +492,7 @@ impl SearchIndex {
                 _ => None,
             };
             match doc {
-                Some(doc) if !indexed => fresh.push(doc),
+                Some(doc) if !indexed && !bulk => fresh.push(doc),
                 // The writer stamps its documents after the delete replacing them; a segment
                 // added whole is subject to every delete still queued, that one included.
                 Some(doc) => {
@@ -497,12 +501,7 @@ impl SearchIndex {
                 None => {}
             }
         }
-        if fresh.len() > SMALL_SEGMENT_DOCS {
-            // Bulk loads: the writer's indexing thread works beside the one reading the store.
-            for doc in fresh {
-                writer.add_document(doc)?;
-            }
-        } else if !fresh.is_empty() {
+        if !fresh.is_empty() {
             add_small_segment(writer, fresh)?;
         }
         Ok(())
