@@ -3,7 +3,7 @@
 //! the in-memory matcher can never disagree.
 
 use crate::model::Language;
-use crate::values::search::{folded_words, stem};
+use crate::values::search::{for_each_folded_word, with_stem};
 use tantivy::tokenizer::{Token, TokenStream, Tokenizer, TokenizerManager};
 
 /// Which form of each word a field holds.
@@ -18,15 +18,27 @@ enum Form {
 #[derive(Clone, Debug)]
 struct AlmanacTokenizer {
     form: Form,
+    /// The tokens of the text analysed last, kept so that the next text reuses their
+    /// allocations (tantivy gives every field of a segment writer its own tokenizer).
+    tokens: Vec<Token>,
+}
+
+impl AlmanacTokenizer {
+    fn new(form: Form) -> AlmanacTokenizer {
+        AlmanacTokenizer {
+            form,
+            tokens: Vec::new(),
+        }
+    }
 }
 
 /// Tokens of one text, computed up front (field texts are short).
-struct Tokens {
-    tokens: Vec<Token>,
+struct Tokens<'a> {
+    tokens: &'a mut [Token],
     next: usize,
 }
 
-impl TokenStream for Tokens {
+impl TokenStream for Tokens<'_> {
     fn advance(&mut self) -> bool {
         if self.next < self.tokens.len() {
             self.next += 1;
@@ -46,26 +58,31 @@ impl TokenStream for Tokens {
 }
 
 impl Tokenizer for AlmanacTokenizer {
-    type TokenStream<'a> = Tokens;
+    type TokenStream<'a> = Tokens<'a>;
 
-    fn token_stream<'a>(&'a mut self, text: &'a str) -> Tokens {
-        let words = folded_words(text).into_iter();
-        let texts: Vec<String> = match self.form {
-            Form::Stem(language) => words.map(|folded| stem(&folded, language)).collect(),
-            Form::Folded => words.collect(),
-        };
-        let tokens = texts
-            .into_iter()
-            .enumerate()
-            .map(|(position, text)| Token {
-                offset_from: 0,
-                offset_to: 0,
-                position,
-                text,
-                position_length: 1,
-            })
-            .collect();
-        Tokens { tokens, next: 0 }
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> Tokens<'a> {
+        let form = self.form;
+        let tokens = &mut self.tokens;
+        let mut count = 0;
+        for_each_folded_word(text, |folded| {
+            if count == tokens.len() {
+                tokens.push(Token::default());
+            }
+            let token = &mut tokens[count];
+            token.position = count;
+            token.text.clear();
+            match form {
+                Form::Stem(language) => with_stem(folded, language, |stem| {
+                    token.text.push_str(stem);
+                }),
+                Form::Folded => token.text.push_str(folded),
+            }
+            count += 1;
+        });
+        Tokens {
+            tokens: &mut tokens[..count],
+            next: 0,
+        }
     }
 }
 
@@ -81,19 +98,17 @@ pub fn register(manager: &TokenizerManager) {
     for language in Language::ALL {
         manager.register(
             &stem_tokenizer(language),
-            AlmanacTokenizer {
-                form: Form::Stem(language),
-            },
+            AlmanacTokenizer::new(Form::Stem(language)),
         );
     }
-    manager.register(FOLD_TOKENIZER, AlmanacTokenizer { form: Form::Folded });
+    manager.register(FOLD_TOKENIZER, AlmanacTokenizer::new(Form::Folded));
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn texts(mut t: AlmanacTokenizer, s: &str) -> Vec<String> {
+    fn texts(t: &mut AlmanacTokenizer, s: &str) -> Vec<String> {
         let mut stream = t.token_stream(s);
         let mut out = Vec::new();
         while stream.advance() {
@@ -104,14 +119,15 @@ mod tests {
 
     #[test]
     fn stems_and_folds_like_the_matcher() {
-        let stem = AlmanacTokenizer {
-            form: Form::Stem(Language::En),
-        };
+        let mut stem = AlmanacTokenizer::new(Form::Stem(Language::En));
         assert_eq!(
-            texts(stem, "<b>Jazz</b> Concerts &amp; Música"),
+            texts(&mut stem, "<b>Jazz</b> Concerts &amp; Música"),
             ["jazz", "concert", "musica"]
         );
-        let fold = AlmanacTokenizer { form: Form::Folded };
-        assert_eq!(texts(fold, "Workshops São"), ["workshops", "sao"]);
+        let mut fold = AlmanacTokenizer::new(Form::Folded);
+        assert_eq!(texts(&mut fold, "Workshops São"), ["workshops", "sao"]);
+        // A shorter text after a longer one: only its own tokens.
+        assert_eq!(texts(&mut stem, "Música"), ["musica"]);
+        assert_eq!(texts(&mut fold, "a"), ["a"]);
     }
 }

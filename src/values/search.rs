@@ -4,11 +4,10 @@
 
 use rust_stemmers::{Algorithm, Stemmer};
 use std::cell::RefCell;
-use std::collections::HashMap;
 use unicode_normalization::char::is_combining_mark;
 
 use crate::model::Language;
-use crate::values::slug::fold;
+use crate::values::slug::{fold, fold_into};
 use crate::values::text::{decode_entities, strip_tags};
 
 /// Query words of at least this many characters (folded) also match within one edit.
@@ -213,10 +212,19 @@ pub fn analyze(text: &str, language: Language) -> Vec<(String, String)> {
     analyze_plain(&decode_entities(&strip_tags(text)), language).collect()
 }
 
-/// Steps 1–3 of field text: its folded words, in text order, unstemmed (what prefix and typo
-/// matching look at).
-pub fn folded_words(text: &str) -> Vec<String> {
-    words(&decode_entities(&strip_tags(text))).collect()
+/// Steps 1–3 of field text, word by word: `f` sees each folded word, in text order, unstemmed
+/// (what prefix and typo matching look at). The words are lent, not allocated one by one:
+/// indexing analyses every text of every document.
+pub fn for_each_folded_word(text: &str, mut f: impl FnMut(&str)) {
+    let plain = decode_entities(&strip_tags(text));
+    let mut folded = String::new();
+    for word in split_words(&plain) {
+        fold_into(word, &mut folded);
+        // A word of marks alone folds to nothing.
+        if !folded.is_empty() {
+            f(&folded);
+        }
+    }
 }
 
 /// Steps 2–4, for text without markup (the query itself is not HTML).
@@ -229,13 +237,25 @@ fn analyze_plain(text: &str, language: Language) -> impl Iterator<Item = (String
 
 /// Steps 2–3: split, lower-cased and folded.
 fn words(text: &str) -> impl Iterator<Item = String> + '_ {
-    // Combining marks belong to the word they follow, so that decomposed text (NFD) splits as
-    // its composed form does; folding then drops them.
-    text.split(|c: char| !c.is_alphanumeric() && !is_combining_mark(c))
-        .filter(|word| !word.is_empty())
+    split_words(text)
         .map(fold)
         // A word of marks alone folds to nothing.
         .filter(|folded| !folded.is_empty())
+}
+
+/// Step 2: the words of a text, as written.
+fn split_words(text: &str) -> impl Iterator<Item = &str> {
+    // Combining marks belong to the word they follow, so that decomposed text (NFD) splits as
+    // its composed form does; folding then drops them. ASCII (most text) has no combining
+    // marks and a cheaper test for letters and digits.
+    text.split(|c: char| {
+        if c.is_ascii() {
+            !c.is_ascii_alphanumeric()
+        } else {
+            !c.is_alphanumeric() && !is_combining_mark(c)
+        }
+    })
+    .filter(|word| !word.is_empty())
 }
 
 /// Distinct words whose stems a thread remembers per language before it starts over.
@@ -245,11 +265,16 @@ thread_local! {
     /// Stems of words seen before, per language (in `Language::ALL` order). Text repeats its
     /// words, and a Snowball stem costs several times a lookup: indexing a long description
     /// stemmed every word afresh.
-    static STEMS: RefCell<[HashMap<String, String>; 3]> = RefCell::default();
+    static STEMS: RefCell<[foldhash::HashMap<String, String>; 3]> = RefCell::default();
 }
 
 /// Step 4: the language's Snowball stem of a folded word.
 pub fn stem(folded: &str, language: Language) -> String {
+    with_stem(folded, language, str::to_string)
+}
+
+/// [`stem`], lent to `f` instead of copied (`f` must not stem in turn).
+pub fn with_stem<T>(folded: &str, language: Language, f: impl FnOnce(&str) -> T) -> T {
     STEMS.with(|stems| {
         let mut stems = stems.borrow_mut();
         let slot = Language::ALL
@@ -258,14 +283,15 @@ pub fn stem(folded: &str, language: Language) -> String {
             .expect("every language is in ALL");
         let known = &mut stems[slot];
         if let Some(stem) = known.get(folded) {
-            return stem.clone();
+            return f(stem);
         }
         let stem = stemmer(language).stem(folded).into_owned();
         if known.len() >= REMEMBERED_STEMS {
             known.clear();
         }
-        known.insert(folded.to_owned(), stem.clone());
-        stem
+        let out = f(&stem);
+        known.insert(folded.to_owned(), stem);
+        out
     })
 }
 
@@ -360,9 +386,13 @@ mod tests {
             assert_eq!(stem("cantando", Language::En), "cantando");
             assert_eq!(stem("apresentacoes", Language::PtBr), "apresentaco");
         }
+        let mut lent = Vec::new();
+        for_each_folded_word("<p>Jazz &amp; Música\u{301}s\u{301}</p>", |w| {
+            lent.push(w.to_string())
+        });
         assert_eq!(
-            folded_words("<p>Jazz &amp; Música</p>"),
-            analyze("<p>Jazz &amp; Música</p>", Language::Es)
+            lent,
+            analyze("<p>Jazz &amp; Música\u{301}s\u{301}</p>", Language::Es)
                 .into_iter()
                 .map(|(folded, _)| folded)
                 .collect::<Vec<_>>()

@@ -159,6 +159,17 @@ pub fn fold(text: &str) -> String {
     out.to_lowercase()
 }
 
+/// [`fold`] into `out` (replacing what it held), reusing its allocation for ASCII words.
+pub fn fold_into(text: &str, out: &mut String) {
+    out.clear();
+    if text.is_ascii() {
+        out.push_str(text);
+        out.make_ascii_lowercase();
+    } else {
+        out.push_str(&fold(text));
+    }
+}
+
 /// The longest prefix of `s` of at most `max` bytes that ends at a character boundary.
 fn truncate(s: &str, max: usize) -> &str {
     let mut end = max.min(s.len());
