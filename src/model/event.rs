@@ -11,9 +11,13 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Event {
     pub post: PostMeta,
+    #[serde(with = "crate::store::codec::date_time")]
     pub start_local: NaiveDateTime,
+    #[serde(with = "crate::store::codec::date_time")]
     pub end_local: NaiveDateTime,
+    #[serde(with = "crate::store::codec::date_time")]
     pub start_utc: NaiveDateTime,
+    #[serde(with = "crate::store::codec::date_time")]
     pub end_utc: NaiveDateTime,
     /// Stored spelling: an IANA name, `UTC`, or `UTC±offset`.
     pub timezone: String,

@@ -22,8 +22,11 @@ pub struct PostMeta {
     pub slug_before_trash: Option<String>,
     /// Publication date (UTC; the site time zone is UTC, so `date` equals it unless both
     /// were written explicitly, §4.6).
+    #[serde(with = "crate::store::codec::date_time")]
     pub date: NaiveDateTime,
+    #[serde(with = "crate::store::codec::date_time")]
     pub date_utc: NaiveDateTime,
+    #[serde(with = "crate::store::codec::date_time")]
     pub modified_utc: NaiveDateTime,
     /// The name of a venue or organizer, the title of an event.
     pub title: String,

@@ -36,6 +36,39 @@ pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, CodecError> {
     }
 }
 
+/// Date-times of stored records (`#[serde(with = "…::date_time")]`): written in chrono's own
+/// serde form, read back by [`crate::values::datetime::parse_fixed`] (chrono's parser for
+/// anything else that form can hold), so that stored bytes are unchanged.
+pub mod date_time {
+    use chrono::NaiveDateTime;
+    use serde::de::{Deserializer, Error, Visitor};
+    use serde::{Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(t: &NaiveDateTime, serializer: S) -> Result<S::Ok, S::Error> {
+        t.serialize(serializer)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<NaiveDateTime, D::Error> {
+        struct DateTimeVisitor;
+        impl Visitor<'_> for DateTimeVisitor {
+            type Value = NaiveDateTime;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a date-time string")
+            }
+
+            fn visit_str<E: Error>(self, s: &str) -> Result<NaiveDateTime, E> {
+                crate::values::datetime::parse_fixed(s, b'T')
+                    .map(Ok)
+                    .unwrap_or_else(|| s.parse().map_err(E::custom))
+            }
+        }
+        deserializer.deserialize_str(DateTimeVisitor)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -52,6 +85,28 @@ mod tests {
         let bytes = encode(&user);
         assert_eq!(&bytes[..2], &[b'A', CODEC_VERSION]);
         assert_eq!(decode::<User>(&bytes).unwrap(), user);
+    }
+
+    #[test]
+    fn date_times_are_stored_as_chrono_writes_them() {
+        #[derive(Serialize, serde::Deserialize, PartialEq, Debug)]
+        struct Stamped(#[serde(with = "date_time")] chrono::NaiveDateTime);
+        let date = |y, m, d| chrono::NaiveDate::from_ymd_opt(y, m, d).unwrap();
+        let times = [
+            date(2026, 11, 22).and_hms_opt(1, 37, 0).unwrap(),
+            date(1, 1, 1).and_hms_opt(0, 0, 0).unwrap(),
+            date(9999, 12, 31).and_hms_opt(23, 59, 59).unwrap(),
+            date(2024, 2, 29).and_hms_milli_opt(12, 0, 1, 250).unwrap(),
+            date(2016, 12, 31)
+                .and_hms_nano_opt(23, 59, 59, 1_000_000_000)
+                .unwrap(),
+            date(12345, 6, 7).and_hms_opt(8, 9, 10).unwrap(),
+        ];
+        for t in times {
+            let bytes = encode(&Stamped(t));
+            assert_eq!(bytes, encode(&t), "{t}");
+            assert_eq!(decode::<Stamped>(&bytes).unwrap(), Stamped(t));
+        }
     }
 
     #[test]
