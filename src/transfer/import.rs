@@ -10,6 +10,7 @@ use crate::values::cost::Cost;
 use crate::values::timezone::Zone;
 use crate::values::{datetime, scalars, slug};
 use chrono::{Duration, NaiveDateTime};
+use serde::de::value::MapAccessDeserializer;
 use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -154,50 +155,52 @@ struct Line {
     data: Option<Data>,
 }
 
-/// Keys of `data` holding other records' whole representations (an event's venue, organizers
-/// and terms: half of an event line), of which import reads only the IDs.
-const EMBEDDED_KEYS: [&str; 4] = ["venue", "organizer", "categories", "tags"];
+/// Declares [`LineFields`], the keys of a line's `data` that import reads, each kept as a JSON
+/// value (null when absent), and [`LineFields::get`]. `embedded` keys hold other records'
+/// whole representations (an event's venue, organizers and terms: half of an event line), of
+/// which import reads only the IDs ([`Embedded`]). Every other key (derived fields, URLs,
+/// global IDs) is skipped while parsing: building a map of every value was a large share of
+/// an import.
+macro_rules! line_fields {
+    (values: [$($key:ident),* $(,)?], embedded: [$($embedded:ident),* $(,)?] $(,)?) => {
+        #[derive(Default, serde::Deserialize)]
+        #[serde(default)]
+        struct LineFields {
+            $($key: Value,)*
+            $(#[serde(deserialize_with = "embedded_ids")] $embedded: Value,)*
+        }
 
-/// Keys of `data` that import never reads (it derives them from what it stores).
-const DERIVED_KEYS: [&str; 4] = [
-    "start_date_details",
-    "end_date_details",
-    "utc_start_date_details",
-    "utc_end_date_details",
-];
-
-/// How [`read_object`] reads the value of a key.
-enum Read {
-    Whole,
-    /// Embedded records, reduced to their IDs ([`Embedded`]).
-    Ids,
-    Skip,
-}
-
-/// Reads an object, the value of each key as `read` says.
-fn read_object<'de, A: MapAccess<'de>>(
-    mut map: A,
-    read: impl Fn(&str) -> Read,
-) -> Result<Map<String, Value>, A::Error> {
-    let mut out = Map::new();
-    while let Some(key) = map.next_key::<String>()? {
-        let value = match read(&key) {
-            Read::Whole => map.next_value()?,
-            Read::Ids => map.next_value::<Embedded>()?.0,
-            Read::Skip => {
-                map.next_value::<IgnoredAny>()?;
-                continue;
+        impl LineFields {
+            /// The value of `key`, which must be one of the keys above.
+            fn get(&self, key: &str) -> &Value {
+                match key {
+                    $(stringify!($key) => &self.$key,)*
+                    $(stringify!($embedded) => &self.$embedded,)*
+                    _ => panic!("import reads no `{key}`: declare it in line_fields!"),
+                }
             }
-        };
-        out.insert(key, value);
-    }
-    Ok(out)
+        }
+    };
 }
 
-/// A line's `data` object, with embedded records reduced to `{"id": …}` and derived fields
-/// skipped while parsing: building them as `Value`s was a large share of an import. `None`
-/// when `data` is another kind of JSON value.
-struct Data(Option<Map<String, Value>>);
+line_fields!(
+    values: [
+        id, language, status, slug, translations, author, date, date_utc, modified_utc,
+        title, name, description, excerpt, image, parent,
+        address, city, country, province, state, stateprovince, zip, phone, email, website,
+        url, show_map, show_map_link, geo_lat, geo_lng,
+        timezone, start_date, end_date, all_day, cost_details, hide_from_listings, sticky,
+        featured, ticketed, post_parent, password,
+    ],
+    embedded: [venue, organizer, categories, tags],
+);
+
+fn embedded_ids<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Value, D::Error> {
+    Embedded::deserialize(deserializer).map(|Embedded(value)| value)
+}
+
+/// A line's `data`: its [`LineFields`], or `None` when `data` is not an object.
+struct Data(Option<LineFields>);
 
 impl<'de> Deserialize<'de> for Data {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Data, D::Error> {
@@ -210,16 +213,8 @@ impl<'de> Deserialize<'de> for Data {
             }
 
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Data, A::Error> {
-                read_object(map, |key| {
-                    if DERIVED_KEYS.contains(&key) {
-                        Read::Skip
-                    } else if EMBEDDED_KEYS.contains(&key) {
-                        Read::Ids
-                    } else {
-                        Read::Whole
-                    }
-                })
-                .map(|object| Data(Some(object)))
+                LineFields::deserialize(MapAccessDeserializer::new(map))
+                    .map(|fields| Data(Some(fields)))
             }
 
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Data, A::Error> {
@@ -265,12 +260,16 @@ impl<'de> Deserialize<'de> for Embedded {
                 f.write_str("a JSON value")
             }
 
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Embedded, A::Error> {
-                read_object(
-                    map,
-                    |key| if key == "id" { Read::Whole } else { Read::Skip },
-                )
-                .map(|object| Embedded(Value::Object(object)))
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Embedded, A::Error> {
+                let mut object = Map::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    if key == "id" {
+                        object.insert(key, map.next_value()?);
+                    } else {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+                Ok(Embedded(Value::Object(object)))
             }
 
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Embedded, A::Error> {
@@ -316,11 +315,11 @@ impl From<&str> for LineError {
 }
 
 /// Typed access to a line's `data`, with errors naming the field.
-struct Fields<'a>(&'a Map<String, Value>);
+struct Fields<'a>(&'a LineFields);
 
 impl Fields<'_> {
     fn get(&self, key: &str) -> Option<&Value> {
-        self.0.get(key).filter(|v| !v.is_null())
+        Some(self.0.get(key)).filter(|v| !v.is_null())
     }
 
     fn refuse(key: &str, reason: impl std::fmt::Display) -> String {
@@ -864,34 +863,35 @@ fn load_event(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
-    fn data(text: &str) -> Option<Value> {
+    fn data(text: &str) -> Option<LineFields> {
         serde_json::from_str::<Data>(text)
             .ok()
-            .and_then(|Data(map)| map)
-            .map(Value::Object)
+            .and_then(|Data(fields)| fields)
     }
 
     #[test]
-    fn embedded_records_keep_their_ids_and_derived_fields_are_skipped() {
+    fn embedded_records_keep_their_ids_and_other_keys_are_skipped() {
         let parsed = data(
             r#"{"id": 5, "venue": {"id": 7, "venue": "Hall", "geo_lat": 1.5},
                 "organizer": [{"id": 8, "organizer": "Ann"}, {"id": "9"}],
                 "categories": [], "tags": [{"name": "x"}],
                 "start_date_details": {"year": "2027"}, "title": "T"}"#,
-        );
-        assert_eq!(
-            parsed,
-            Some(serde_json::json!({"id": 5, "venue": {"id": 7},
-                "organizer": [{"id": 8}, {"id": "9"}], "categories": [], "tags": [{}],
-                "title": "T"}))
-        );
+        )
+        .unwrap();
+        assert_eq!(parsed.id, json!(5));
+        assert_eq!(parsed.venue, json!({"id": 7}));
+        assert_eq!(parsed.organizer, json!([{"id": 8}, {"id": "9"}]));
+        assert_eq!(parsed.categories, json!([]));
+        assert_eq!(parsed.tags, json!([{}]));
+        assert_eq!(parsed.title, json!("T"));
+        assert_eq!(*parsed.get("description"), Value::Null);
         // A venue line's own name under the same key stays as it is.
-        assert_eq!(
-            data(r#"{"venue": "Hall", "organizer": null}"#),
-            Some(serde_json::json!({"venue": "Hall", "organizer": null}))
-        );
-        assert_eq!(data("[1]"), None);
-        assert_eq!(data("\"x\""), None);
+        let venue = data(r#"{"venue": "Hall", "organizer": null}"#).unwrap();
+        assert_eq!(venue.venue, json!("Hall"));
+        assert_eq!(venue.organizer, Value::Null);
+        assert!(data("[1]").is_none());
+        assert!(data("\"x\"").is_none());
     }
 }
