@@ -308,13 +308,15 @@ fn refused_lines_are_reported_and_leave_nothing_while_the_others_load() {
             json!({"venue": {"id": 20}, "language": "es"}),
         ),
         /* 16 */ json!({"resource": "events", "data": [1]}).to_string(),
+        /* 17 */
+        r#"{"resource": "events", "data": {"id": 30, "title": "a", "title": "b"}}"#.to_string(),
     ];
     std::fs::write(&file, lines.join("\n")).unwrap();
     let out = import(&dir, &file);
     assert_eq!(out.code, Some(1), "{}", out.describe());
     assert!(
         out.stdout.contains(
-            "imported 3 events, 1 venues, 0 organizers, 0 categories, 0 tags; refused 11 lines"
+            "imported 3 events, 1 venues, 0 organizers, 0 categories, 0 tags; refused 12 lines"
         ),
         "{}",
         out.describe()
@@ -326,6 +328,12 @@ fn refused_lines_are_reported_and_leave_nothing_while_the_others_load() {
     );
     assert!(
         out.stderr.contains("line 16: `data` must be an object"),
+        "{}",
+        out.describe()
+    );
+    assert!(
+        out.stderr
+            .contains("line 17: not a JSON object: duplicate field `title`"),
         "{}",
         out.describe()
     );
