@@ -15,8 +15,8 @@
 //! Import keeps IDs, slugs, dates, statuses, authors and translation groups. Each line is
 //! validated on its own against the store and the lines before it; a refused line is
 //! reported and leaves nothing behind, the others are loaded. Keys of `data` that import does
-//! not read (derived date details, URLs, global IDs) are skipped unread; a key given twice
-//! refuses the line. Lines are written in batches,
+//! not read (derived date details, URLs, global IDs) are skipped unread; a key it reads,
+//! given twice, refuses the line. Lines are written in batches,
 //! one redb transaction per batch; the indexer applies what the batches committed while the
 //! next batch is read (at most one index commit per batch), and the import ends once the
 //! index holds everything.
