@@ -155,14 +155,31 @@ struct Line {
     data: Option<Data>,
 }
 
-/// Declares [`LineFields`], the keys of a line's `data` that import reads, each kept as a JSON
-/// value (null when absent), and [`LineFields::get`]. `embedded` keys hold other records'
+/// Declares [`DataKey`], the keys of a line's `data` that import reads, and [`LineFields`],
+/// their values (each a JSON value, null when absent). `embedded` keys hold other records'
 /// whole representations (an event's venue, organizers and terms: half of an event line), of
 /// which import reads only the IDs ([`Embedded`]). Every other key (derived fields, URLs,
 /// global IDs) is skipped while parsing: building a map of every value was a large share of
 /// an import.
 macro_rules! line_fields {
     (values: [$($key:ident),* $(,)?], embedded: [$($embedded:ident),* $(,)?] $(,)?) => {
+        /// A key of a line's `data` that import reads, named as in the line.
+        #[allow(non_camel_case_types)]
+        #[derive(Clone, Copy, Debug)]
+        enum DataKey {
+            $($key,)*
+            $($embedded,)*
+        }
+
+        impl DataKey {
+            fn as_str(self) -> &'static str {
+                match self {
+                    $(DataKey::$key => stringify!($key),)*
+                    $(DataKey::$embedded => stringify!($embedded),)*
+                }
+            }
+        }
+
         #[derive(Default, serde::Deserialize)]
         #[serde(default)]
         struct LineFields {
@@ -171,12 +188,10 @@ macro_rules! line_fields {
         }
 
         impl LineFields {
-            /// The value of `key`, which must be one of the keys above.
-            fn get(&self, key: &str) -> &Value {
+            fn get(&self, key: DataKey) -> &Value {
                 match key {
-                    $(stringify!($key) => &self.$key,)*
-                    $(stringify!($embedded) => &self.$embedded,)*
-                    _ => panic!("import reads no `{key}`: declare it in line_fields!"),
+                    $(DataKey::$key => &self.$key,)*
+                    $(DataKey::$embedded => &self.$embedded,)*
                 }
             }
         }
@@ -318,15 +333,15 @@ impl From<&str> for LineError {
 struct Fields<'a>(&'a LineFields);
 
 impl Fields<'_> {
-    fn get(&self, key: &str) -> Option<&Value> {
+    fn get(&self, key: DataKey) -> Option<&Value> {
         Some(self.0.get(key)).filter(|v| !v.is_null())
     }
 
-    fn refuse(key: &str, reason: impl std::fmt::Display) -> String {
-        format!("`{key}` {reason}")
+    fn refuse(key: DataKey, reason: impl std::fmt::Display) -> String {
+        format!("`{}` {reason}", key.as_str())
     }
 
-    fn id(&self, key: &str) -> Result<u64, String> {
+    fn id(&self, key: DataKey) -> Result<u64, String> {
         match self.get(key) {
             Some(v) => id_value(v).ok_or_else(|| Self::refuse(key, "must be a positive integer")),
             None => Err(Self::refuse(key, "is required")),
@@ -334,7 +349,7 @@ impl Fields<'_> {
     }
 
     /// An ID where 0 means none (`parent`, `post_parent`, `author`).
-    fn id_or_zero(&self, key: &str) -> Result<u64, String> {
+    fn id_or_zero(&self, key: DataKey) -> Result<u64, String> {
         match self.get(key) {
             None => Ok(0),
             Some(v) => match v {
@@ -346,7 +361,7 @@ impl Fields<'_> {
     }
 
     /// A string field; absent means empty (representations omit empty venue fields).
-    fn text(&self, key: &str) -> Result<String, String> {
+    fn text(&self, key: DataKey) -> Result<String, String> {
         match self.get(key) {
             None => Ok(String::new()),
             Some(v) => scalars::string(v)
@@ -357,7 +372,7 @@ impl Fields<'_> {
 
     /// `description` is bounded only by the body limit over HTTP (common.md §6.6); here by
     /// the line itself.
-    fn long_text(&self, key: &str) -> Result<String, String> {
+    fn long_text(&self, key: DataKey) -> Result<String, String> {
         match self.get(key) {
             None => Ok(String::new()),
             Some(Value::String(s)) if !s.contains('\0') => Ok(s.clone()),
@@ -365,7 +380,7 @@ impl Fields<'_> {
         }
     }
 
-    fn flag(&self, key: &str) -> Result<bool, String> {
+    fn flag(&self, key: DataKey) -> Result<bool, String> {
         match self.get(key) {
             None => Ok(false),
             Some(Value::Bool(b)) => Ok(*b),
@@ -373,7 +388,7 @@ impl Fields<'_> {
         }
     }
 
-    fn date(&self, key: &str, shift: Duration) -> Result<NaiveDateTime, String> {
+    fn date(&self, key: DataKey, shift: Duration) -> Result<NaiveDateTime, String> {
         let text = self
             .get(key)
             .and_then(Value::as_str)
@@ -384,18 +399,21 @@ impl Fields<'_> {
     }
 
     fn language(&self) -> Result<Language, String> {
-        self.get("language")
+        self.get(DataKey::language)
             .and_then(Value::as_str)
             .and_then(Language::from_code)
-            .ok_or_else(|| Self::refuse("language", "must be en, pt-br or es"))
+            .ok_or_else(|| Self::refuse(DataKey::language, "must be en, pt-br or es"))
     }
 
     fn slug(&self) -> Result<String, String> {
-        let s = self.text("slug")?;
+        let s = self.text(DataKey::slug)?;
         // A trashed record's slug carries the `__trashed` suffix (common.md §4.5).
         let base = s.strip_suffix("__trashed").unwrap_or(&s);
         if base.is_empty() || slug::sanitize(base) != base {
-            return Err(Self::refuse("slug", "must be a non-empty sanitized slug"));
+            return Err(Self::refuse(
+                DataKey::slug,
+                "must be a non-empty sanitized slug",
+            ));
         }
         Ok(s)
     }
@@ -403,18 +421,20 @@ impl Fields<'_> {
     /// The IDs of the translation group's members (`translations`), this record's included.
     fn translations(&self, own: u64, language: Language) -> Result<Vec<(Language, u64)>, String> {
         let mut members = vec![(language, own)];
-        if let Some(v) = self.get("translations") {
+        if let Some(v) = self.get(DataKey::translations) {
             let map = v
                 .as_object()
-                .ok_or_else(|| Self::refuse("translations", "must be an object"))?;
+                .ok_or_else(|| Self::refuse(DataKey::translations, "must be an object"))?;
             for (code, id) in map {
-                let member_language = Language::from_code(code)
-                    .ok_or_else(|| Self::refuse("translations", "has an unknown language"))?;
-                let id = id_value(id)
-                    .ok_or_else(|| Self::refuse("translations", "must map languages to IDs"))?;
+                let member_language = Language::from_code(code).ok_or_else(|| {
+                    Self::refuse(DataKey::translations, "has an unknown language")
+                })?;
+                let id = id_value(id).ok_or_else(|| {
+                    Self::refuse(DataKey::translations, "must map languages to IDs")
+                })?;
                 if member_language == language && id != own {
                     return Err(Self::refuse(
-                        "translations",
+                        DataKey::translations,
                         "names another record in this record's language",
                     ));
                 }
@@ -427,7 +447,7 @@ impl Fields<'_> {
     }
 
     /// The IDs of embedded records: an object with `id`, or a list of them; `[]` is none.
-    fn embedded_ids(&self, key: &str) -> Result<Vec<u64>, String> {
+    fn embedded_ids(&self, key: DataKey) -> Result<Vec<u64>, String> {
         let item_id = |v: &Value| {
             v.get("id")
                 .and_then(id_value)
@@ -505,14 +525,14 @@ fn register(
 }
 
 fn load_term(tx: &mut WriteTx, kind: Kind, data: &Fields) -> LineResult<()> {
-    let id = data.id("id")?;
+    let id = data.id(DataKey::id)?;
     let language = data.language()?;
     let slug = data.slug()?;
-    let name = crate::service::terms::clean_name(&data.text("name")?);
+    let name = crate::service::terms::clean_name(&data.text(DataKey::name)?);
     if name.is_empty() || name.chars().count() > crate::service::terms::MAX_NAME_CHARS {
         return Err("`name` must have 1 to 200 characters".into());
     }
-    let parent = data.id_or_zero("parent")?;
+    let parent = data.id_or_zero(DataKey::parent)?;
     if parent != 0 {
         if kind == Kind::Tag {
             return Err("`parent` must be 0 for a tag".into());
@@ -537,7 +557,7 @@ fn load_term(tx: &mut WriteTx, kind: Kind, data: &Fields) -> LineResult<()> {
         group,
         name,
         slug,
-        description: data.long_text("description")?,
+        description: data.long_text(DataKey::description)?,
         parent,
     };
     register(tx, kind, language, &term.slug, group, id)?;
@@ -555,7 +575,10 @@ enum ImageRef {
 }
 
 fn image_ref(tx: &WriteTx, data: &Fields) -> LineResult<ImageRef> {
-    let Some(image) = data.get("image").filter(|v| **v != Value::Bool(false)) else {
+    let Some(image) = data
+        .get(DataKey::image)
+        .filter(|v| **v != Value::Bool(false))
+    else {
         return Ok(ImageRef::None);
     };
     let url = image
@@ -598,24 +621,24 @@ fn post_line(
     tx: &WriteTx,
     kind: Kind,
     data: &Fields,
-    name_key: &str,
+    name_key: DataKey,
     shift: Duration,
 ) -> LineResult<PostLine> {
-    let id = data.id("id")?;
+    let id = data.id(DataKey::id)?;
     let language = data.language()?;
     let status = data
-        .get("status")
+        .get(DataKey::status)
         .and_then(Value::as_str)
         .and_then(Status::parse)
         .ok_or("`status` must be a post status")?;
     let slug = data.slug()?;
     let title = data.text(name_key)?;
     if kind != Kind::Event && title.trim().is_empty() {
-        return Err(format!("`{name_key}` is required").into());
+        return Err(format!("`{}` is required", name_key.as_str()).into());
     }
-    let date = data.date("date", shift)?;
-    let date_utc = data.date("date_utc", shift)?;
-    let modified_utc = data.date("modified_utc", shift)?;
+    let date = data.date(DataKey::date, shift)?;
+    let date_utc = data.date(DataKey::date_utc, shift)?;
+    let modified_utc = data.date(DataKey::modified_utc, shift)?;
     check_post_id_free(tx, id)?;
     check_slug(tx, kind, language, &slug)?;
     let members = data.translations(id, language)?;
@@ -627,7 +650,7 @@ fn post_line(
             id,
             language,
             group,
-            author: data.id_or_zero("author")?,
+            author: data.id_or_zero(DataKey::author)?,
             status,
             // What a trashed record was before is not in the representation; restoring an
             // imported trashed record makes it a draft, the plugin's fallback.
@@ -640,8 +663,8 @@ fn post_line(
             date_utc,
             modified_utc,
             title,
-            description: data.long_text("description")?,
-            excerpt: data.long_text("excerpt")?,
+            description: data.long_text(DataKey::description)?,
+            excerpt: data.long_text(DataKey::excerpt)?,
             image: None,
         },
         image: image_ref(tx, data)?,
@@ -664,7 +687,7 @@ fn put_post<T: serde::Serialize>(
 }
 
 fn geo(data: &Fields) -> Result<Option<GeoPoint>, String> {
-    let coordinate = |key: &str, bound: f64| -> Result<Option<f64>, String> {
+    let coordinate = |key: DataKey, bound: f64| -> Result<Option<f64>, String> {
         data.get(key)
             .map(|v| {
                 scalars::number(v)
@@ -674,7 +697,10 @@ fn geo(data: &Fields) -> Result<Option<GeoPoint>, String> {
             })
             .transpose()
     };
-    match (coordinate("geo_lat", 90.0)?, coordinate("geo_lng", 180.0)?) {
+    match (
+        coordinate(DataKey::geo_lat, 90.0)?,
+        coordinate(DataKey::geo_lng, 180.0)?,
+    ) {
         (Some(lat), Some(lng)) => Ok(Some(GeoPoint { lat, lng })),
         (None, None) => Ok(None),
         _ => Err("`geo_lat` and `geo_lng` go together".into()),
@@ -682,31 +708,31 @@ fn geo(data: &Fields) -> Result<Option<GeoPoint>, String> {
 }
 
 fn load_venue(tx: &mut WriteTx, data: &Fields, shift: Duration) -> LineResult<()> {
-    let line = post_line(tx, Kind::Venue, data, "venue", shift)?;
+    let line = post_line(tx, Kind::Venue, data, DataKey::venue, shift)?;
     // The kind's own fields are validated before anything is written.
     let venue = Venue {
         post: line.meta.clone(),
-        address: data.text("address")?,
-        city: data.text("city")?,
-        country: data.text("country")?,
-        province: data.text("province")?,
-        state: data.text("state")?,
-        zip: data.text("zip")?,
-        phone: data.text("phone")?,
-        stateprovince: data.text("stateprovince")?,
-        website: data.text("website")?,
-        show_map: data.flag("show_map")?,
-        show_map_link: data.flag("show_map_link")?,
+        address: data.text(DataKey::address)?,
+        city: data.text(DataKey::city)?,
+        country: data.text(DataKey::country)?,
+        province: data.text(DataKey::province)?,
+        state: data.text(DataKey::state)?,
+        zip: data.text(DataKey::zip)?,
+        phone: data.text(DataKey::phone)?,
+        stateprovince: data.text(DataKey::stateprovince)?,
+        website: data.text(DataKey::website)?,
+        show_map: data.flag(DataKey::show_map)?,
+        show_map_link: data.flag(DataKey::show_map_link)?,
         geo: geo(data)?,
     };
     put_post(tx, Kind::Venue, line, |post| Venue { post, ..venue })
 }
 
 fn load_organizer(tx: &mut WriteTx, data: &Fields, shift: Duration) -> LineResult<()> {
-    let line = post_line(tx, Kind::Organizer, data, "organizer", shift)?;
-    let phone = data.text("phone")?;
-    let website = data.text("website")?;
-    let email = data.text("email")?;
+    let line = post_line(tx, Kind::Organizer, data, DataKey::organizer, shift)?;
+    let phone = data.text(DataKey::phone)?;
+    let website = data.text(DataKey::website)?;
+    let email = data.text(DataKey::email)?;
     put_post(tx, Kind::Organizer, line, |post| Organizer {
         post,
         phone,
@@ -718,7 +744,7 @@ fn load_organizer(tx: &mut WriteTx, data: &Fields, shift: Duration) -> LineResul
 /// The stored cost from `cost_details` (its `values`, symbol and position are the stored
 /// cost itself).
 fn cost(data: &Fields) -> Result<Cost, String> {
-    let Some(details) = data.get("cost_details") else {
+    let Some(details) = data.get(DataKey::cost_details) else {
         return Ok(Cost::default());
     };
     let text = |key: &str| {
@@ -794,24 +820,24 @@ fn load_event(
     shift: Duration,
     known: &mut KnownLanguages,
 ) -> LineResult<()> {
-    let line = post_line(tx, Kind::Event, data, "title", shift)?;
+    let line = post_line(tx, Kind::Event, data, DataKey::title, shift)?;
     let language = line.meta.language;
-    let zone_name = data.text("timezone")?;
+    let zone_name = data.text(DataKey::timezone)?;
     let zone = Zone::parse(if zone_name.is_empty() {
         "UTC"
     } else {
         &zone_name
     })
-    .map_err(|e| Fields::refuse("timezone", e))?;
-    let start_local = data.date("start_date", shift)?;
-    let end_local = data.date("end_date", shift)?;
+    .map_err(|e| Fields::refuse(DataKey::timezone, e))?;
+    let start_local = data.date(DataKey::start_date, shift)?;
+    let end_local = data.date(DataKey::end_date, shift)?;
     if end_local < start_local {
         return Err("`end_date` is before `start_date`".into());
     }
-    let categories = data.embedded_ids("categories")?;
-    let tags = data.embedded_ids("tags")?;
-    let venue = data.embedded_ids("venue")?;
-    let organizers = data.embedded_ids("organizer")?;
+    let categories = data.embedded_ids(DataKey::categories)?;
+    let tags = data.embedded_ids(DataKey::tags)?;
+    let venue = data.embedded_ids(DataKey::venue)?;
+    let organizers = data.embedded_ids(DataKey::organizer)?;
     if venue.len() > 1 {
         return Err("`venue` names one venue".into());
     }
@@ -820,14 +846,14 @@ fn load_event(
     references(tx, Kind::Venue, &venue, language, known)?;
     references(tx, Kind::Organizer, &organizers, language, known)?;
     // The representation shows the public URL as `website` when none is stored.
-    let website = Some(data.text("website")?)
-        .filter(|w| Some(w.as_str()) != data.get("url").and_then(Value::as_str))
+    let website = Some(data.text(DataKey::website)?)
+        .filter(|w| Some(w.as_str()) != data.get(DataKey::url).and_then(Value::as_str))
         .unwrap_or_default();
-    let password = match data.get("password") {
+    let password = match data.get(DataKey::password) {
         None => None,
         Some(v) => Some(
             scalars::string_max_chars(v, 255)
-                .map_err(|e| Fields::refuse("password", e))?
+                .map_err(|e| Fields::refuse(DataKey::password, e))?
                 .to_string(),
         )
         .filter(|p| !p.is_empty()),
@@ -840,16 +866,16 @@ fn load_event(
         end_utc: end_local,
         timezone: String::new(),
         timezone_abbr: String::new(),
-        all_day: data.flag("all_day")?,
+        all_day: data.flag(DataKey::all_day)?,
         cost: cost(data)?,
         website,
-        show_map: data.flag("show_map")?,
-        show_map_link: data.flag("show_map_link")?,
-        hide_from_listings: data.flag("hide_from_listings")?,
-        sticky: data.flag("sticky")?,
-        featured: data.flag("featured")?,
-        ticketed: data.flag("ticketed")?,
-        post_parent: data.id_or_zero("post_parent")?,
+        show_map: data.flag(DataKey::show_map)?,
+        show_map_link: data.flag(DataKey::show_map_link)?,
+        hide_from_listings: data.flag(DataKey::hide_from_listings)?,
+        sticky: data.flag(DataKey::sticky)?,
+        featured: data.flag(DataKey::featured)?,
+        ticketed: data.flag(DataKey::ticketed)?,
+        post_parent: data.id_or_zero(DataKey::post_parent)?,
         categories,
         tags,
         venue: venue.first().copied(),
@@ -886,7 +912,7 @@ mod tests {
         assert_eq!(parsed.categories, json!([]));
         assert_eq!(parsed.tags, json!([{}]));
         assert_eq!(parsed.title, json!("T"));
-        assert_eq!(*parsed.get("description"), Value::Null);
+        assert_eq!(*parsed.get(DataKey::description), Value::Null);
         // A venue line's own name under the same key stays as it is.
         let venue = data(r#"{"venue": "Hall", "organizer": null}"#).unwrap();
         assert_eq!(venue.venue, json!("Hall"));
