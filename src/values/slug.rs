@@ -138,11 +138,20 @@ fn reference_len(s: &str) -> Option<usize> {
 /// have no decomposition), then lower-cased. Search analysis (§9.11 step 3) folds words with
 /// this same function, so that a slug and a search see the same letters.
 pub fn fold(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    fold_into(text, &mut out);
+    out
+}
+
+/// [`fold`] into `out` (replacing what it held), reusing its allocation for ASCII words.
+pub fn fold_into(text: &str, out: &mut String) {
+    out.clear();
     // ASCII has nothing to decompose or map; most words take this path.
     if text.is_ascii() {
-        return text.to_ascii_lowercase();
+        out.push_str(text);
+        out.make_ascii_lowercase();
+        return;
     }
-    let mut out = String::with_capacity(text.len());
     for c in text.nfkd().filter(|c| !is_combining_mark(*c)) {
         match c {
             'ß' | 'ẞ' => out.push_str("ss"),
@@ -156,18 +165,7 @@ pub fn fold(text: &str) -> String {
         }
     }
     // Lower-casing the whole string (not char by char) keeps Greek final-sigma handling.
-    out.to_lowercase()
-}
-
-/// [`fold`] into `out` (replacing what it held), reusing its allocation for ASCII words.
-pub fn fold_into(text: &str, out: &mut String) {
-    out.clear();
-    if text.is_ascii() {
-        out.push_str(text);
-        out.make_ascii_lowercase();
-    } else {
-        out.push_str(&fold(text));
-    }
+    *out = out.to_lowercase();
 }
 
 /// The longest prefix of `s` of at most `max` bytes that ends at a character boundary.
