@@ -161,8 +161,8 @@ fn paired_dates(write: &PostWrite) -> Option<(NaiveDateTime, NaiveDateTime)> {
     }
 }
 
-/// Text of titles, descriptions and excerpts, sanitized for callers without unfiltered_html
-/// (§9.13).
+/// Text of titles, descriptions and excerpts: kept as given for callers with unfiltered_html,
+/// cleaned by [`text::sanitize_html`] for the others (docs/api.md, "Text fields and HTML").
 pub fn clean_html(caller: Caller, text_value: &str) -> String {
     if caller.has(Capability::UnfilteredHtml) {
         text_value.to_string()
