@@ -399,7 +399,13 @@ fn expect_post(who: Who, route: Route, kind: Kind, owner: Who, state: State) -> 
             } else {
                 matches!(state, State::Publish | State::Protected)
             };
-            if in_set && readable {
+            // A search never finds a protected event for callers who may not edit others'
+            // events, unless they wrote it (docs/api.md, "Password-protected events").
+            let searchable = !matches!(route, Route::ListSearch | Route::ListAny)
+                || state != State::Protected
+                || who == owner
+                || matches!(who, Who::Editor | Who::Administrator);
+            if in_set && readable && searchable {
                 Expect::Listed { masked: locked }
             } else {
                 Expect::Unlisted
@@ -434,6 +440,12 @@ fn expect_post(who: Who, route: Route, kind: Kind, owner: Who, state: State) -> 
             }
         }
     }
+}
+
+/// Whether a list item is a password-protected event (shown masked: `all_day` is `null`) that
+/// `who`, not an editor, did not write: no search finds it for `who`.
+fn protected_by_others(item: &Value, who: Who) -> bool {
+    item.get("all_day").is_some_and(Value::is_null) && item["author"] != json!(who.id().to_string())
 }
 
 /// `Allow` of a single-record route (common.md §6.1, order of §1.2): the methods whose
@@ -769,9 +781,16 @@ fn check_post_cell(f: &mut Failures, who: Who, route: Route, rec: &Record, r: &R
             f.fail(&cell, "the password appears in a response".into());
         }
     }
-    // §6.1: Allow on the ID routes reflects this caller's rights on this record.
+    // Allow on the ID routes reflects this caller's rights on this record; a record the caller
+    // may not read gets the header of one that does not exist, the kind-wide rights
+    // (docs/api.md, "Security decisions").
     if matches!(route, Route::GetById | Route::UpdateById) {
-        let want = expected_allow(can_edit(who, rec.owner, rec.state));
+        let editable = if can_read(who, rec.owner, rec.state) {
+            can_edit(who, rec.owner, rec.state)
+        } else {
+            who.edits_posts()
+        };
+        let want = expected_allow(editable);
         if r.header("allow") != Some(want) {
             f.fail(
                 &cell,
@@ -1949,7 +1968,15 @@ fn hidden_records_never_leak_through_lists_search_slugs_filters_counts_or_masks(
         for kind in [Kind::Event, Kind::Venue, Kind::Organizer] {
             let c = kind.collection();
             let r = l.get(who, &format!("{NS}/{c}?per_page=50"));
-            let want: Vec<i64> = r.json()[c].as_array().unwrap().iter().map(id).collect();
+            // ... except protected events, which no search finds for these callers unless
+            // they wrote them.
+            let want: Vec<i64> = r.json()[c]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|e| !protected_by_others(e, who))
+                .map(id)
+                .collect();
             let path = format!("{NS}/{c}?per_page=50&search=-qqqqqqqq");
             l.list_is(who, &path, c, &want, "exclusion-only search");
         }

@@ -941,8 +941,9 @@ fn doc_meta_operations_document_every_status_headers_and_schemas() {
         codes.sort();
         assert_eq!(
             codes,
-            // The contract's table plus 429 (extension: authentication throttling).
-            vec!["200", "304", "400", "401", "404", "414", "429", "500"],
+            // The contract's table plus 429 and 503 (extensions: authentication throttling and
+            // bounded password verification).
+            vec!["200", "304", "400", "401", "404", "414", "429", "500", "503"],
             "get {path}: documented statuses"
         );
         let error_schema = pointer(&d, "#/components/schemas/Error").unwrap();

@@ -860,7 +860,7 @@ fn all_kinds_for(raw: &RawParams) -> Vec<ParamSpec> {
         ParamKind::Coordinate { limit: 90.0 },
         ParamKind::Number {
             minimum: 0.0,
-            maximum: 1000.0,
+            maximum: Some(1000.0),
             exclusive_minimum: true,
         },
         ParamKind::IdList,

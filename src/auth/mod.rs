@@ -1,15 +1,18 @@
 //! Users, HTTP Basic authentication and the capability rules.
 //!
 //! Authentication (common.md §3.1, §3.2) turns an `Authorization` header into a [`Caller`].
-//! argon2 is slow by design, so the outcome of a check is remembered for [`CACHE_TTL`] in
-//! bounded [`CredentialCache`]s keyed by a keyed hash of the header value (never the password
-//! itself): successes so that clients are not verified on every request, failures so that a
-//! client repeating refused credentials costs no argon2 run either. New failures lock the user
-//! name or the client address for a while ([`throttle`], an extension).
+//! argon2 is slow and memory-hungry by design, so verifications run a few at a time
+//! ([`verifier`]), and the outcome of a check is remembered for [`CACHE_TTL`] in bounded
+//! [`CredentialCache`]s keyed by a keyed hash of the decoded user name and password (never the
+//! password itself): successes so that clients are not verified on every request, failures so
+//! that a client repeating refused credentials costs no argon2 run either. New attempts are
+//! counted before they are verified and lock the user name or the client address for a while
+//! ([`throttle`], an extension).
 
 pub mod capabilities;
 pub mod password;
 pub mod throttle;
+pub mod verifier;
 
 pub use capabilities::{Caller, Capability};
 
@@ -22,6 +25,7 @@ use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use throttle::FailureThrottle;
+use verifier::Verifier;
 
 /// How long the outcome of a credential check is trusted without running argon2 again.
 pub const CACHE_TTL: Duration = Duration::from_secs(300);
@@ -40,6 +44,9 @@ pub enum AuthError {
     Throttled {
         retry_after: Duration,
     },
+    /// Every password verifier stayed busy for [`verifier::VERIFY_WAIT`] (503): the
+    /// credentials were not checked.
+    Busy,
 }
 
 /// The users of a running server, by lower-cased name. Users only change while the server is
@@ -49,6 +56,9 @@ pub struct Authenticator {
     verified: CredentialCache<()>,
     refused: CredentialCache<AuthError>,
     throttle: FailureThrottle,
+    /// Guesses of event passwords (`?password=`), per client address.
+    event_passwords: FailureThrottle,
+    verifier: Verifier,
 }
 
 impl Authenticator {
@@ -61,6 +71,8 @@ impl Authenticator {
             verified: CredentialCache::new(),
             refused: CredentialCache::new(),
             throttle: FailureThrottle::new(),
+            event_passwords: FailureThrottle::new(),
+            verifier: Verifier::new(),
         }
     }
 
@@ -80,44 +92,66 @@ impl Authenticator {
         let (name, password) = split_credentials(payload)?;
         let name = name.to_ascii_lowercase();
         let user = self.users.get(&name).cloned();
+        // The caches are keyed on what the credentials say, not on how the header spells them
+        // (extra spaces, another base64 padding): a respelling is the same credentials.
+        let credentials = format!("{name}\0{password}");
+        let credentials = credentials.as_bytes();
         // Credentials verified recently pass even while their user or address is locked: they
         // prove knowledge of the password, they are not a guess.
-        if self.verified.get(header, user.as_deref()).is_some() {
+        if self.verified.get(credentials, user.as_deref()).is_some() {
             let user = user.expect("only known users are verified");
             return Ok(caller_of(&user));
         }
         // Credentials refused recently get the same answer again, unchecked and uncounted:
         // repeating them teaches nothing (a misconfigured client retrying is not guessing).
-        if let Some(refusal) = self.refused.get(header, user.as_deref()) {
+        if let Some(refusal) = self.refused.get(credentials, user.as_deref()) {
             return Err(refusal);
         }
         // Unknown names are counted against the address only: they have no account to protect,
         // and counting them per name would let a flood of invented names evict real records.
         let known_name = user.as_ref().map(|_| name.as_str());
-        if let Some(retry_after) = self.throttle.locked_for(known_name, client, Instant::now()) {
-            return Err(AuthError::Throttled { retry_after });
-        }
+        self.throttle
+            .admit(known_name, client, Instant::now())
+            .map_err(|retry_after| AuthError::Throttled { retry_after })?;
         let Some(user) = user else {
-            self.throttle.record_failure(None, client, Instant::now());
-            self.refused.remember(header, None, AuthError::UnknownUser);
+            self.refused
+                .remember(credentials, None, AuthError::UnknownUser);
             return Err(AuthError::UnknownUser);
         };
-        let verified = {
-            let user = user.clone();
-            tokio::task::spawn_blocking(move || password::verify(&password, &user.password_hash))
-                .await
-                .unwrap_or(false)
+        let verified = match self
+            .verifier
+            .verify(password, user.password_hash.clone())
+            .await
+        {
+            Ok(verified) => verified,
+            Err(verifier::Busy) => {
+                self.throttle.withdraw(known_name, client);
+                return Err(AuthError::Busy);
+            }
         };
         if !verified {
-            self.throttle
-                .record_failure(known_name, client, Instant::now());
             self.refused
-                .remember(header, Some(&user), AuthError::WrongPassword);
+                .remember(credentials, Some(&user), AuthError::WrongPassword);
             return Err(AuthError::WrongPassword);
         }
-        self.throttle.record_success(&name);
-        self.verified.remember(header, Some(&user), ());
+        self.throttle.record_success(known_name, client);
+        self.verified.remember(credentials, Some(&user), ());
         Ok(caller_of(&user))
+    }
+
+    /// Admits a request that tries an event password from `client`, counting it as a failed
+    /// guess, or says how long the address must wait: event passwords are guessed like login
+    /// passwords, and throttled the same way (per address).
+    /// [`Authenticator::forgive_event_password`] takes back what was not a failed guess.
+    pub fn admit_event_password(&self, client: IpAddr) -> Result<(), AuthError> {
+        self.event_passwords
+            .admit(None, client, Instant::now())
+            .map_err(|retry_after| AuthError::Throttled { retry_after })
+    }
+
+    /// The event password admitted for `client` was not a failed guess.
+    pub fn forgive_event_password(&self, client: IpAddr) {
+        self.event_passwords.record_success(None, client);
     }
 }
 
@@ -160,8 +194,8 @@ struct CacheEntry<T> {
     checked_at: Instant,
 }
 
-/// Bounded, time-limited memory of checked `Authorization` header values and what the check
-/// concluded (`T`).
+/// Bounded, time-limited memory of checked credentials (`name\0password`, the name
+/// lower-cased) and what the check concluded (`T`).
 pub struct CredentialCache<T> {
     secret: [u8; 32],
     entries: Mutex<HashMap<[u8; 32], CacheEntry<T>>>,
@@ -186,9 +220,9 @@ impl<T: Copy> CredentialCache<T> {
         user.map(|u| self.mac(format!("{}\0{:?}\0{}", u.id, u.role, u.password_hash).as_bytes()))
     }
 
-    /// The remembered outcome for this header value, if fresh and still about the same user.
-    fn get(&self, header: &[u8], user: Option<&User>) -> Option<T> {
-        let key = self.mac(header);
+    /// The remembered outcome for these credentials, if fresh and still about the same user.
+    fn get(&self, credentials: &[u8], user: Option<&User>) -> Option<T> {
+        let key = self.mac(credentials);
         let fingerprint = self.fingerprint(user);
         let entries = self.entries.lock().expect("credential cache lock");
         // Plain `==` on the fingerprint is fine: both sides are HMACs under the cache's secret of
@@ -199,13 +233,13 @@ impl<T: Copy> CredentialCache<T> {
             .map(|e| e.outcome)
     }
 
-    fn remember(&self, header: &[u8], user: Option<&User>, outcome: T) {
+    fn remember(&self, credentials: &[u8], user: Option<&User>, outcome: T) {
         let entry = CacheEntry {
             outcome,
             user_fingerprint: self.fingerprint(user),
             checked_at: Instant::now(),
         };
-        let key = self.mac(header);
+        let key = self.mac(credentials);
         let mut entries = self.entries.lock().expect("credential cache lock");
         if entries.len() >= CACHE_CAPACITY {
             entries.retain(|_, e| e.checked_at.elapsed() < CACHE_TTL);
@@ -322,11 +356,16 @@ mod tests {
         ));
         // Not verified before: refused unchecked, whatever the password.
         assert!(matches!(
-            auth.authenticate(Some(&basic("Ana:pa:ss")), CLIENT).await,
+            auth.authenticate(Some(&basic("ana:pa:ss:")), CLIENT).await,
             Err(AuthError::Throttled { .. })
         ));
-        // The exact credentials verified before still pass.
+        // The credentials verified before still pass, however the header spells them.
         assert!(auth.authenticate(Some(&right), CLIENT).await.is_ok());
+        let respelled = format!("Basic    {}", &basic("ANA:pa:ss")[6..].escape_ascii());
+        assert!(auth
+            .authenticate(Some(respelled.as_bytes()), CLIENT)
+            .await
+            .is_ok());
     }
 
     #[test]

@@ -72,25 +72,20 @@ impl FailureThrottle {
         }
     }
 
-    /// How much longer credentials for this user (if it exists) or from this address are
-    /// refused; `None` when neither is locked.
-    pub fn locked_for(
-        &self,
-        user: Option<&str>,
-        address: IpAddr,
-        now: Instant,
-    ) -> Option<Duration> {
-        let records = self.records.lock().expect("throttle lock");
-        keys(user, address)
+    /// Admits an attempt for the user (if it exists) from this address, counting it as a
+    /// failure at once, so that a burst of concurrent guesses cannot all pass before the
+    /// first of them is verified; or refuses it with how much longer either key is locked.
+    /// A success, or an attempt that was not verified after all, takes the count back.
+    pub fn admit(&self, user: Option<&str>, address: IpAddr, now: Instant) -> Result<(), Duration> {
+        let mut records = self.records.lock().expect("throttle lock");
+        let locked = keys(user, address)
             .filter_map(|key| records.get(&key))
             .filter(|r| r.locked_until > now)
             .map(|r| r.locked_until - now)
-            .max()
-    }
-
-    /// Counts a failed verification for the user (if it exists) and the address.
-    pub fn record_failure(&self, user: Option<&str>, address: IpAddr, now: Instant) {
-        let mut records = self.records.lock().expect("throttle lock");
+            .max();
+        if let Some(retry_after) = locked {
+            return Err(retry_after);
+        }
         for key in keys(user, address) {
             if !records.contains_key(&key) && records.len() >= CAPACITY {
                 make_room(&mut records, now);
@@ -110,13 +105,39 @@ impl FailureThrottle {
                 record.locked_until = now + lock_window(record.failures - free);
             }
         }
+        Ok(())
     }
 
-    /// A successful verification: the user's count starts again. The address keeps its count
-    /// (it only fades with time), so one valid account cannot launder guesses at others.
-    pub fn record_success(&self, user: &str) {
+    /// An admitted attempt succeeded: the user's count starts again, and the address's count
+    /// loses this attempt (it keeps earlier failures, which only fade with time, so one valid
+    /// account cannot launder guesses at others).
+    pub fn record_success(&self, user: Option<&str>, address: IpAddr) {
         let mut records = self.records.lock().expect("throttle lock");
-        records.remove(&Key::User(user.to_ascii_lowercase()));
+        if let Some(user) = user {
+            records.remove(&Key::User(user.to_ascii_lowercase()));
+        }
+        take_back(&mut records, Key::Address(address_key(address)));
+    }
+
+    /// An admitted attempt was never verified (no verifier was free): it is not counted.
+    pub fn withdraw(&self, user: Option<&str>, address: IpAddr) {
+        let mut records = self.records.lock().expect("throttle lock");
+        for key in keys(user, address) {
+            take_back(&mut records, key);
+        }
+    }
+}
+
+/// Uncounts one admitted attempt of `key`, and the lock it may have started.
+fn take_back(records: &mut HashMap<Key, Record>, key: Key) {
+    let free = key.free_failures();
+    if let Some(record) = records.get_mut(&key) {
+        record.failures = record.failures.saturating_sub(1);
+        record.locked_until = if record.failures > free {
+            record.last_failure + lock_window(record.failures - free)
+        } else {
+            record.last_failure
+        };
     }
 }
 
@@ -180,29 +201,20 @@ mod tests {
         let throttle = FailureThrottle::new();
         let t0 = Instant::now();
         let from = ip("192.0.2.1");
-        for _ in 0..USER_FREE_FAILURES {
-            assert_eq!(throttle.locked_for(Some("Ana"), from, t0), None);
-            throttle.record_failure(Some("Ana"), from, t0);
+        for _ in 0..=USER_FREE_FAILURES {
+            assert_eq!(throttle.admit(Some("Ana"), from, t0), Ok(()));
         }
-        assert_eq!(throttle.locked_for(Some("ana"), from, t0), None);
-        throttle.record_failure(Some("ana"), from, t0);
-        assert_eq!(throttle.locked_for(Some("ANA"), from, t0), Some(FIRST_LOCK));
+        assert_eq!(throttle.admit(Some("ANA"), from, t0), Err(FIRST_LOCK));
         // Another user from another address is unaffected; the same user from anywhere is not.
-        assert_eq!(throttle.locked_for(Some("bo"), ip("192.0.2.2"), t0), None);
-        assert!(throttle
-            .locked_for(Some("ana"), ip("198.51.100.7"), t0)
-            .is_some());
+        assert_eq!(throttle.admit(Some("bo"), ip("192.0.2.2"), t0), Ok(()));
+        assert!(throttle.admit(Some("ana"), ip("198.51.100.7"), t0).is_err());
         // After the window, the next failure locks for twice as long.
         let t1 = t0 + FIRST_LOCK;
-        assert_eq!(throttle.locked_for(Some("ana"), from, t1), None);
-        throttle.record_failure(Some("ana"), from, t1);
-        assert_eq!(
-            throttle.locked_for(Some("ana"), from, t1),
-            Some(FIRST_LOCK * 2)
-        );
+        assert_eq!(throttle.admit(Some("ana"), from, t1), Ok(()));
+        assert_eq!(throttle.admit(Some("ana"), from, t1), Err(FIRST_LOCK * 2));
         // Success resets the user.
-        throttle.record_success("Ana");
-        assert_eq!(throttle.locked_for(Some("ana"), ip("192.0.2.9"), t1), None);
+        throttle.record_success(Some("Ana"), from);
+        assert_eq!(throttle.admit(Some("ana"), ip("192.0.2.9"), t1), Ok(()));
     }
 
     #[test]
@@ -211,18 +223,36 @@ mod tests {
         let t0 = Instant::now();
         let from = ip("2001:db8:1:2:3:4:5:6");
         for _ in 0..=ADDRESS_FREE_FAILURES {
-            throttle.record_failure(None, from, t0);
+            assert_eq!(throttle.admit(None, from, t0), Ok(()));
         }
         // The same /64 is the same client; another /64 is not.
         assert_eq!(
-            throttle.locked_for(Some("new"), ip("2001:db8:1:2::99"), t0),
-            Some(FIRST_LOCK)
+            throttle.admit(Some("new"), ip("2001:db8:1:2::99"), t0),
+            Err(FIRST_LOCK)
         );
-        assert_eq!(throttle.locked_for(None, ip("2001:db8:1:3::1"), t0), None);
+        assert_eq!(throttle.admit(None, ip("2001:db8:1:3::1"), t0), Ok(()));
         // Forgotten after a quiet period.
         let later = t0 + FORGET_AFTER + Duration::from_secs(1);
-        throttle.record_failure(None, from, later);
-        assert_eq!(throttle.locked_for(None, from, later), None);
+        assert_eq!(throttle.admit(None, from, later), Ok(()));
+        assert_eq!(throttle.admit(None, from, later), Ok(()));
+    }
+
+    #[test]
+    fn attempts_taken_back_unlock_what_they_locked() {
+        let throttle = FailureThrottle::new();
+        let t0 = Instant::now();
+        let from = ip("192.0.2.1");
+        for _ in 0..=USER_FREE_FAILURES {
+            assert_eq!(throttle.admit(Some("ana"), from, t0), Ok(()));
+        }
+        throttle.withdraw(Some("ana"), from);
+        assert_eq!(throttle.admit(Some("ana"), from, t0), Ok(()));
+        // Successes do not pile up against the address.
+        let other = ip("192.0.2.2");
+        for _ in 0..ADDRESS_FREE_FAILURES * 3 {
+            assert_eq!(throttle.admit(Some("bo"), other, t0), Ok(()));
+            throttle.record_success(Some("bo"), other);
+        }
     }
 
     #[test]
@@ -239,7 +269,7 @@ mod tests {
         let t0 = Instant::now();
         for i in 0..(CAPACITY as u32 + 5_000) {
             let from = IpAddr::V4(i.into());
-            throttle.record_failure(None, from, t0 + Duration::from_millis(i.into()));
+            let _ = throttle.admit(None, from, t0 + Duration::from_millis(i.into()));
         }
         let len = throttle.records.lock().unwrap().len();
         assert!(len <= CAPACITY, "{len} records");

@@ -8,9 +8,12 @@
 //! - A request head (and the idle time before the next request on a kept-alive connection)
 //!   must arrive within `header_read_timeout`, otherwise the connection is closed without an
 //!   answer. A client that connects and sends nothing is closed the same way.
+//! - Requests hyper refuses before almanac sees them (a target over 64 KiB, say) still get the
+//!   contract's JSON error body (see `parse_errors`).
 //! - Graceful shutdown: the listener is closed, idle connections are closed, requests in flight
 //!   finish (the caller bounds how long it waits for [`serve`]).
 
+use super::parse_errors::ParseErrorBodies;
 use super::AppState;
 use crate::config::ConnectionLimits;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
@@ -58,7 +61,9 @@ pub async fn serve(
         let header_read_timeout = limits.header_read_timeout;
         tokio::spawn(async move {
             let builder = connection_builder(header_read_timeout);
-            let connection = watcher.watch(builder.serve_connection(TokioIo::new(stream), service));
+            let connection = watcher.watch(
+                builder.serve_connection(TokioIo::new(ParseErrorBodies::new(stream)), service),
+            );
             if let Err(e) = connection.await {
                 // Timeouts and clients going away are routine, not server errors.
                 tracing::debug!(error = %e, "connection closed with an error");

@@ -166,9 +166,12 @@ impl ApiError {
 
     /// The `Retry-After` value of a 429, if this is one.
     pub fn retry_after(&self) -> Option<u64> {
-        (self.status == StatusCode::TOO_MANY_REQUESTS)
-            .then(|| self.data.get("retry_after").and_then(Value::as_u64))
-            .flatten()
+        matches!(
+            self.status,
+            StatusCode::TOO_MANY_REQUESTS | StatusCode::SERVICE_UNAVAILABLE
+        )
+        .then(|| self.data.get("retry_after").and_then(Value::as_u64))
+        .flatten()
     }
 
     pub fn internal() -> ApiError {
@@ -201,6 +204,14 @@ impl From<AuthError> for ApiError {
             ),
             AuthError::Throttled { retry_after } => {
                 return ApiError::too_many_attempts(retry_after)
+            }
+            AuthError::Busy => {
+                return ApiError::new(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "rest_authentication_busy",
+                    "Too many credentials are being checked at once. Try again shortly.",
+                )
+                .with("retry_after", json!(1))
             }
         };
         ApiError::new(StatusCode::UNAUTHORIZED, code, message)
@@ -317,13 +328,18 @@ pub fn from_service(e: crate::service::ServiceError, caller: Caller) -> ApiError
         S::TranslationConflict {
             language,
             translation_id,
-        } => ApiError::new(
-            StatusCode::CONFLICT,
-            "translation-conflict",
-            "The translation group already has a record in this language.",
-        )
-        .with("language", json!(language.code()))
-        .with("translation_id", json!(translation_id)),
+        } => {
+            let conflict = ApiError::new(
+                StatusCode::CONFLICT,
+                "translation-conflict",
+                "The translation group already has a record in this language.",
+            )
+            .with("language", json!(language.code()));
+            match translation_id {
+                Some(id) => conflict.with("translation_id", json!(id)),
+                None => conflict,
+            }
+        }
         S::TermExists(term_id) => ApiError::new(
             StatusCode::BAD_REQUEST,
             "term_exists",

@@ -10,6 +10,7 @@ pub mod lists;
 pub mod meta;
 pub mod openapi;
 pub mod params;
+mod parse_errors;
 pub mod repr;
 pub mod representations;
 pub mod resources;
@@ -96,6 +97,8 @@ pub struct Context {
     pub path: PathValues,
     /// The index of the matched route in the table.
     pub route: usize,
+    /// What the request's event `password` did (told by the handler).
+    pub event_password: Arc<crate::service::events::PasswordTries>,
 }
 
 /// The warp filter serving every request of one connection, from `client`.
@@ -188,16 +191,7 @@ where
             .await
         {
             Ok(caller) => finish.caller = caller,
-            Err(e) => {
-                let error = ApiError::from(e);
-                let mut response = finish.error(&error);
-                if let Some(seconds) = error.retry_after() {
-                    response
-                        .headers_mut()
-                        .insert(warp::http::header::RETRY_AFTER, seconds.into());
-                }
-                return response;
-            }
+            Err(e) => return finish.error(&ApiError::from(e)),
         }
     }
     // Step 3: method override.
@@ -291,6 +285,15 @@ where
         .translation_language()
         .or(segment)
         .unwrap_or(Language::En);
+    // An event password on a read is counted as a guess until the handler tells otherwise (it
+    // opened an event, or met none to open); guesses are throttled per address like logins.
+    let tries_event_password = matches!(method, Method::GET | Method::HEAD)
+        && params.str("password").is_some_and(|p| !p.is_empty());
+    if tries_event_password {
+        if let Err(e) = state.auth.admit_event_password(client) {
+            return finish.error(&ApiError::from(e));
+        }
+    }
     let context = Context {
         caller: finish.caller,
         method: method.clone(),
@@ -299,7 +302,9 @@ where
         params,
         path: values,
         route: route_index,
+        event_password: Arc::default(),
     };
+    let tries = context.event_password.clone();
     // Steps 10–12: the handler, off the async workers (store and index are synchronous).
     // Running reads in place would save the thread hand-off (about a tenth of a cached list
     // request at 1k events), but it lets long reads (a broad list at 1M events: 12 ms) hold
@@ -307,6 +312,9 @@ where
     // with that change lost connections, so it is not done.
     let handler = endpoint.handler;
     let outcome = run_blocking(state, context, handler).await;
+    if tries_event_password && !tries.failed() {
+        state.auth.forgive_event_password(client);
+    }
     match outcome {
         Ok(answer) => finish.success(answer, None),
         Err(e) => finish.error(&e),
@@ -368,7 +376,11 @@ fn permitted_methods(
                 .ok()??,
             (None, None) => return None,
         };
-        rx.get_record(kind, id).ok()?
+        // A record the caller may not read is answered as if it did not exist, and so is
+        // its `Allow` header: the methods must not tell which slugs or IDs exist.
+        rx.get_record::<crate::model::post::PostMeta>(kind, id)
+            .ok()?
+            .filter(|meta| posts::can_read(caller, meta, now))
     };
     route
         .endpoints

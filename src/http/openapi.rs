@@ -226,7 +226,7 @@ fn success(endpoint: &Endpoint, status: u16, is_read: bool) -> Value {
     })
 }
 
-const ERROR_STATUSES: [(u16, &str); 12] = [
+const ERROR_STATUSES: [(u16, &str); 13] = [
     (
         400,
         "Invalid request: missing or invalid parameters, malformed JSON.",
@@ -248,13 +248,17 @@ const ERROR_STATUSES: [(u16, &str); 12] = [
         "Credentials refused unchecked after repeated authentication failures for the same user name or client address (extension: hardening).",
     ),
     (500, "Unexpected server failure."),
+    (
+        503,
+        "Every password verifier stayed busy; the credentials were not checked (extension: hardening).",
+    ),
 ];
 
 fn components(routes: &RouteTable) -> Value {
     let mut responses = Map::new();
     for (status, description) in ERROR_STATUSES {
         let mut headers = json!({"Link": {"$ref": "#/components/headers/Link"}});
-        if status == 429 {
+        if status == 429 || status == 503 {
             headers["Retry-After"] = json!({"$ref": "#/components/headers/Retry-After"});
         }
         responses.insert(

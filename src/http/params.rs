@@ -42,11 +42,11 @@ pub enum ParamKind {
     DateTime,
     /// A number within bounds, or `""` to clear → number or `""`.
     Coordinate { limit: f64 },
-    /// A finite number within bounds (`exclusive_minimum` when the lower bound is excluded)
-    /// → number.
+    /// A finite number within bounds (`exclusive_minimum` when the lower bound is excluded;
+    /// no upper bound when `maximum` is `None`) → number.
     Number {
         minimum: f64,
-        maximum: f64,
+        maximum: Option<f64>,
         exclusive_minimum: bool,
     },
     /// A list of positive integers (§1.6, §9.5) → array of numbers.
@@ -167,11 +167,15 @@ impl ParamSpec {
                 maximum,
                 exclusive_minimum,
             } => {
-                if exclusive_minimum {
-                    json!({"type": "number", "exclusiveMinimum": minimum, "maximum": maximum})
+                let mut schema = if exclusive_minimum {
+                    json!({"type": "number", "exclusiveMinimum": minimum})
                 } else {
-                    json!({"type": "number", "minimum": minimum, "maximum": maximum})
+                    json!({"type": "number", "minimum": minimum})
+                };
+                if let Some(maximum) = maximum {
+                    schema["maximum"] = json!(maximum);
                 }
+                schema
             }
             ParamKind::RefList { .. } => {
                 json!({"type": "array", "items": {"type": ["integer", "string"]}, "maxItems": 1000})
@@ -321,11 +325,16 @@ impl ParamSpec {
                 } else {
                     n >= minimum
                 };
-                if !low_ok || n > maximum {
-                    return Err(Invalid::new(
-                        SubCode::OutOfBounds,
-                        format!("must be a number between {minimum} and {maximum}."),
-                    ));
+                let high_ok = maximum.is_none_or(|maximum| n <= maximum);
+                if !low_ok || !high_ok {
+                    let message = match maximum {
+                        Some(maximum) => {
+                            format!("must be a number between {minimum} and {maximum}.")
+                        }
+                        None if exclusive_minimum => format!("must be a number above {minimum}."),
+                        None => format!("must be a number of at least {minimum}."),
+                    };
+                    return Err(Invalid::new(SubCode::OutOfBounds, message));
                 }
                 json!(n)
             }

@@ -109,6 +109,11 @@ impl Finish<'_> {
         let body = serde_json::to_vec(&error.body()).expect("JSON values always serialize");
         let mut response = self.json(error.status, body, &[]);
         put(response.headers_mut(), header::CACHE_CONTROL, "no-store");
+        if let Some(seconds) = error.retry_after() {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, seconds.into());
+        }
         response
     }
 

@@ -57,23 +57,30 @@ pub enum OperationClass {
 }
 
 impl OperationClass {
-    /// The contract's table, plus two statuses of almanac's hardening (extensions), because
-    /// the document must list every status an operation can return: 429 wherever 401 is
-    /// possible (credentials refused unchecked after repeated failures) and 408 wherever 413
-    /// is (a request body that does not arrive in time).
+    /// The contract's table, plus three statuses of almanac's hardening (extensions), because
+    /// the document must list every status an operation can return: 429 and 503 wherever 401
+    /// is possible (credentials refused unchecked after repeated failures; no password
+    /// verifier free in time) and 408 wherever 413 is (a request body that does not arrive in
+    /// time).
     pub fn statuses(self) -> &'static [u16] {
         match self {
             OperationClass::Meta | OperationClass::List => {
-                &[200, 304, 400, 401, 404, 414, 429, 500]
+                &[200, 304, 400, 401, 404, 414, 429, 500, 503]
             }
-            OperationClass::GetSingle => &[200, 304, 400, 401, 403, 404, 414, 429, 500],
-            OperationClass::Create => &[201, 400, 401, 403, 404, 408, 409, 413, 414, 415, 429, 500],
-            OperationClass::Update => &[200, 400, 401, 403, 404, 408, 409, 413, 414, 415, 429, 500],
-            OperationClass::DeletePost => {
-                &[200, 400, 401, 403, 404, 408, 410, 413, 414, 415, 429, 500]
+            OperationClass::GetSingle => &[200, 304, 400, 401, 403, 404, 414, 429, 500, 503],
+            OperationClass::Create => &[
+                201, 400, 401, 403, 404, 408, 409, 413, 414, 415, 429, 500, 503,
+            ],
+            OperationClass::Update => &[
+                200, 400, 401, 403, 404, 408, 409, 413, 414, 415, 429, 500, 503,
+            ],
+            OperationClass::DeletePost => &[
+                200, 400, 401, 403, 404, 408, 410, 413, 414, 415, 429, 500, 503,
+            ],
+            OperationClass::DeleteTerm => {
+                &[200, 400, 401, 403, 404, 408, 413, 414, 415, 429, 500, 503]
             }
-            OperationClass::DeleteTerm => &[200, 400, 401, 403, 404, 408, 413, 414, 415, 429, 500],
-            OperationClass::Admin => &[200, 400, 401, 403, 404, 408, 413, 414, 415, 429, 500],
+            OperationClass::Admin => &[200, 400, 401, 403, 404, 408, 413, 414, 415, 429, 500, 503],
         }
     }
 }

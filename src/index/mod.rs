@@ -411,13 +411,21 @@ impl SearchIndex {
             live.set_view(rx);
             return Ok(None);
         };
-        // In outbox order, each record once (a bulk load applies many thousands at a time).
+        // In outbox order, each indexed record once (a bulk load applies many thousands at a
+        // time). Term entries change no document: their view is all they need.
         let mut seen = std::collections::HashSet::new();
         let mut touched: Vec<(Kind, u64)> = Vec::new();
         for e in &entries {
-            if seen.insert((e.kind, e.id)) {
+            let indexed = matches!(e.kind, Kind::Event | Kind::Venue | Kind::Organizer);
+            if indexed && seen.insert((e.kind, e.id)) {
                 touched.push((e.kind, e.id));
             }
+        }
+        if touched.is_empty() {
+            // No index commit: the payload's seq stays behind, and a restart re-reads these
+            // entries, which again change nothing.
+            live.set_view(rx);
+            return Ok(Some(last));
         }
         let linked: Vec<u64> = touched
             .iter()

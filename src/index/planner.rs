@@ -385,6 +385,17 @@ pub fn events(fields: &Fields, f: &EventFilter, radius_venues: &[u64]) -> Plan {
         }
     }
     if let Some(q) = &f.search {
+        // A protected event's text is a secret until its password is given: word, prefix,
+        // typo and exclusion matches would each reveal some of it. Only callers who may edit
+        // the event search it (see docs/api.md, "Password-protected events").
+        let caller = f.visibility.caller;
+        if !caller.has(Capability::EditOthersPosts) {
+            let mut searchable = vec![key_is(fields, Key::Protected, false)];
+            if let Caller::User { id, .. } = caller {
+                searchable.push(key_is(fields, Key::Author, id));
+            }
+            plan.filter(any_of(searchable));
+        }
         add_search(&mut plan, fields, f.language, q);
     }
     plan

@@ -20,6 +20,8 @@ use crate::values::timezone::Zone;
 use crate::values::{slug, Invalid, SubCode};
 use chrono::{Duration, NaiveDateTime, NaiveTime};
 use serde_json::Value;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 /// A category or tag named in an event write (events.md §4.8).
 #[derive(Debug, Clone)]
@@ -76,18 +78,21 @@ fn refuse(invalid: &mut Vec<(String, Invalid)>, name: &str, reason: &str) {
     ));
 }
 
-/// Step 9 checks of the event's references in `language` (the event's language).
+/// Step 9 checks of the event's references in `language` (the event's language). A record
+/// the caller may not read is refused as if it did not exist: linking must not tell which
+/// drafts exist (see docs/api.md, "Security decisions").
 fn check_references(
     tx: &impl Reads,
+    request: &Request,
     language: Language,
     own_id: Option<u64>,
     fields: &EventFields,
     invalid: &mut Vec<(String, Invalid)>,
 ) -> ServiceResult<()> {
     let in_language = |kind: Kind, id: u64| -> ServiceResult<bool> {
-        Ok(tx
-            .get_record::<PostMeta>(kind, id)?
-            .is_some_and(|m| m.language == language))
+        Ok(tx.get_record::<PostMeta>(kind, id)?.is_some_and(|m| {
+            m.language == language && posts::can_read(request.caller, &m, request.now)
+        }))
     };
     if let Some(Some(LinkRef::Id(id))) = &fields.venue {
         if tx.post_kind_of(*id)? != Some(PostIdKind::Record(Kind::Venue))
@@ -325,7 +330,7 @@ pub fn create(
             request.now,
             &mut invalid,
         )?;
-        check_references(tx, request.language, None, fields, &mut invalid)?;
+        check_references(tx, request, request.language, None, fields, &mut invalid)?;
         fail_if_invalid(invalid)?;
         if !request.caller.has(Capability::EditPosts) {
             return Err(ServiceError::Forbidden);
@@ -365,7 +370,13 @@ pub fn create(
             password: None,
         };
         apply_fields(tx, request, &mut event, fields, None)?;
-        posts::join(tx, &mut event, write.translation_of)?;
+        posts::join(
+            tx,
+            &mut event,
+            write.translation_of,
+            request.caller,
+            request.now,
+        )?;
         tx.put_record(Kind::Event, event.post.id, &event)?;
         Ok(event)
     })
@@ -420,6 +431,22 @@ fn slug_invalid() -> ServiceError {
 pub struct Unlock {
     pub password: Option<String>,
     pub context_edit: bool,
+    /// What the password did, for the caller to tell a failed guess (throttled) from the rest.
+    pub tries: Arc<PasswordTries>,
+}
+
+/// What a request's event password did: opened an event, or was compared with one and missed.
+#[derive(Debug, Default)]
+pub struct PasswordTries {
+    opened: AtomicBool,
+    missed: AtomicBool,
+}
+
+impl PasswordTries {
+    /// Whether the password was a failed guess: it missed some event and opened none.
+    pub fn failed(&self) -> bool {
+        self.missed.load(Ordering::Relaxed) && !self.opened.load(Ordering::Relaxed)
+    }
 }
 
 impl Unlock {
@@ -431,6 +458,14 @@ impl Unlock {
             .password
             .as_deref()
             .is_some_and(|given| constant_time_eq(given.as_bytes(), secret.as_bytes()));
+        if self.password.is_some() {
+            let outcome = if by_password {
+                &self.tries.opened
+            } else {
+                &self.tries.missed
+            };
+            outcome.store(true, Ordering::Relaxed);
+        }
         by_password
             || (self.context_edit
                 && capabilities::can_edit(caller, &posts::access(&event.post, now)))
@@ -526,6 +561,7 @@ pub fn update(
         )?;
         check_references(
             tx,
+            request,
             language,
             existing.as_ref().map(|e| e.post.id),
             fields,
@@ -573,7 +609,13 @@ pub fn update(
             }
         }
         apply_fields(tx, request, &mut event, fields, stored_zone)?;
-        posts::join(tx, &mut event, write.translation_of)?;
+        posts::join(
+            tx,
+            &mut event,
+            write.translation_of,
+            request.caller,
+            request.now,
+        )?;
         tx.put_record(Kind::Event, event.post.id, &event)?;
         Ok(event)
     })

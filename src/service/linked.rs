@@ -313,7 +313,13 @@ pub fn insert<R: LinkedKind>(
         request.now,
     )?;
     let mut record = R::build(meta, fields);
-    posts::join(tx, &mut record, write.translation_of)?;
+    posts::join(
+        tx,
+        &mut record,
+        write.translation_of,
+        request.caller,
+        request.now,
+    )?;
     tx.put_record(R::KIND, record.meta().id, &record)?;
     Ok(record)
 }
@@ -379,7 +385,13 @@ pub fn update<R: LinkedKind>(
             request.now,
         )?;
         record.apply(fields);
-        posts::join(tx, &mut record, write.translation_of)?;
+        posts::join(
+            tx,
+            &mut record,
+            write.translation_of,
+            request.caller,
+            request.now,
+        )?;
         tx.put_record(R::KIND, record.meta().id, &record)?;
         Ok(record)
     })
@@ -456,10 +468,13 @@ pub fn list<R: LinkedKind>(
     let view = index.view(store)?;
     let rx = view.store();
     let of_event = match query.event {
+        // An event the caller may not read is refused as if it did not exist.
         Some(id) => match rx
             .get_record::<crate::model::event::Event>(crate::model::Kind::Event, id)?
-            .filter(|e| e.post.language == request.language)
-        {
+            .filter(|e| {
+                e.post.language == request.language
+                    && posts::can_read(request.caller, &e.post, request.now)
+            }) {
             Some(e) => Some(links_of::<R>(&e)),
             None => {
                 invalid.push((

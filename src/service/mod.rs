@@ -36,7 +36,8 @@ pub enum ServiceError {
     /// A translation group already has a member in this language.
     TranslationConflict {
         language: Language,
-        translation_id: u64,
+        /// The member holding the language, when the caller may read it.
+        translation_id: Option<u64>,
     },
     /// A list page past the end (post kinds).
     PageNotFound(Kind),

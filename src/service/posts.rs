@@ -350,7 +350,7 @@ pub fn join_group(
     {
         return Err(ServiceError::TranslationConflict {
             language: meta.language,
-            translation_id: holder,
+            translation_id: Some(holder),
         });
     }
     tx.remove_group_member(kind, meta.group, meta.language)?;
@@ -437,17 +437,33 @@ pub fn status_set(caller: Caller, requested: Option<&[String]>) -> Result<Vec<St
     }
 }
 
-/// Applies a `translation_of` write to a record (§7.2), finding the target's group.
+/// Applies a `translation_of` write to a record (§7.2), finding the target's group. A
+/// conflict names the group's member in that language only to a caller who may read it.
 pub fn join<R: PostRecord>(
     tx: &mut WriteTx,
     record: &mut R,
     target: Option<u64>,
+    caller: Caller,
+    now: NaiveDateTime,
 ) -> ServiceResult<()> {
     let target_group = match target.filter(|t| *t != 0) {
         Some(t) => tx.get_record::<PostMeta>(R::KIND, t)?.map(|m| m.group),
         None => None,
     };
-    join_group(tx, R::KIND, record.meta_mut(), target, target_group)
+    match join_group(tx, R::KIND, record.meta_mut(), target, target_group) {
+        Err(ServiceError::TranslationConflict {
+            language,
+            translation_id: Some(holder),
+        }) => {
+            let readable =
+                load_meta(tx, R::KIND, holder)?.is_some_and(|m| can_read(caller, &m, now));
+            Err(ServiceError::TranslationConflict {
+                language,
+                translation_id: readable.then_some(holder),
+            })
+        }
+        other => other,
+    }
 }
 
 /// Persists the scheduled `future` → `publish` transitions that are due (§4.4), for every post

@@ -238,7 +238,8 @@ fn join_group(tx: &mut WriteTx, term: &mut Term, target: Option<u64>) -> Service
     {
         return Err(ServiceError::TranslationConflict {
             language: term.language,
-            translation_id: holder,
+            // Terms have no status: every member is public.
+            translation_id: Some(holder),
         });
     }
     tx.remove_group_member(term.kind, term.group, term.language)?;

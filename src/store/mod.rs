@@ -118,7 +118,7 @@ impl Drop for InProgress<'_> {
 /// Receives the last outbox sequence number of a committed transaction.
 pub type CommitHook = std::sync::Arc<dyn Fn(u64) + Send + Sync>;
 
-/// One outbox entry: a record of an indexed kind that changed (or disappeared).
+/// One outbox entry: a record that changed (or disappeared).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OutboxEntry {
     pub seq: u64,
@@ -619,11 +619,10 @@ impl WriteTx<'_> {
         self.enqueue(kind, id)
     }
 
-    /// Appends `(seq, kind, id)` to the outbox for the kinds the search index mirrors.
+    /// Appends `(seq, kind, id)` to the outbox. Terms are not indexed, but their entries make
+    /// the write wait for the next index view like any other: lists resolve term slugs and
+    /// IDs from the store snapshot of that view (see `crate::index::View`).
     fn enqueue(&mut self, kind: Kind, id: u64) -> StoreResult<()> {
-        if !matches!(kind, Kind::Event | Kind::Venue | Kind::Organizer) {
-            return Ok(());
-        }
         let meta = self.meta_mut()?;
         let seq = meta.get(OUTBOX_SEQUENCE)?.map(|v| v.value()).unwrap_or(0) + 1;
         meta.insert(OUTBOX_SEQUENCE, seq)?;

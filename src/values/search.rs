@@ -220,6 +220,7 @@ pub fn for_each_folded_word(text: &str, mut f: impl FnMut(&str)) {
     let mut folded = String::new();
     for word in split_words(&plain) {
         fold_into(word, &mut folded);
+        cap_word(&mut folded);
         // A word of marks alone folds to nothing.
         if !folded.is_empty() {
             f(&folded);
@@ -235,10 +236,29 @@ fn analyze_plain(text: &str, language: Language) -> impl Iterator<Item = (String
     })
 }
 
+/// Longest folded word kept whole, in bytes; longer words are indexed and searched by their
+/// first [`MAX_WORD_BYTES`] (the index refuses terms of 64 KiB, and no real word comes near).
+const MAX_WORD_BYTES: usize = 240;
+
+/// Cuts a folded word to [`MAX_WORD_BYTES`], at a character boundary.
+fn cap_word(folded: &mut String) {
+    if folded.len() > MAX_WORD_BYTES {
+        let mut end = MAX_WORD_BYTES;
+        while !folded.is_char_boundary(end) {
+            end -= 1;
+        }
+        folded.truncate(end);
+    }
+}
+
 /// Steps 2–3: split, lower-cased and folded.
 fn words(text: &str) -> impl Iterator<Item = String> + '_ {
     split_words(text)
-        .map(fold)
+        .map(|word| {
+            let mut folded = fold(word);
+            cap_word(&mut folded);
+            folded
+        })
         // A word of marks alone folds to nothing.
         .filter(|folded| !folded.is_empty())
 }
@@ -374,6 +394,20 @@ mod tests {
 
     fn query(text: &str) -> SearchQuery {
         SearchQuery::parse(text, Language::En)
+    }
+
+    #[test]
+    fn long_words_are_cut_to_a_prefix_on_both_sides() {
+        let long = format!("{} tail", "é".repeat(70_000));
+        let mut indexed = Vec::new();
+        for_each_folded_word(&long, |w| indexed.push(w.to_string()));
+        assert_eq!(indexed, ["e".repeat(MAX_WORD_BYTES), "tail".to_string()]);
+        let searched: Vec<String> = words(&long).collect();
+        assert_eq!(searched, indexed);
+        // Multi-byte characters are cut at a boundary.
+        let mut wide = "ж".repeat(200);
+        cap_word(&mut wide);
+        assert_eq!(wide, "ж".repeat(MAX_WORD_BYTES / 2));
     }
 
     #[test]

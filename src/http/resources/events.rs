@@ -77,7 +77,7 @@ fn list_params() -> Vec<ParamSpec> {
             "geoloc_lat",
             ParamKind::Number {
                 minimum: -90.0,
-                maximum: 90.0,
+                maximum: Some(90.0),
                 exclusive_minimum: false,
             },
         ),
@@ -85,7 +85,7 @@ fn list_params() -> Vec<ParamSpec> {
             "geoloc_lng",
             ParamKind::Number {
                 minimum: -180.0,
-                maximum: 180.0,
+                maximum: Some(180.0),
                 exclusive_minimum: false,
             },
         ),
@@ -93,7 +93,7 @@ fn list_params() -> Vec<ParamSpec> {
             "geoloc_radius",
             ParamKind::Number {
                 minimum: 0.0,
-                maximum: 40_075.0,
+                maximum: None,
                 exclusive_minimum: true,
             },
         )
@@ -288,10 +288,11 @@ fn target(ctx: &Context) -> Target {
     }
 }
 
-fn unlock(params: &Params) -> Unlock {
+fn unlock(ctx: &Context) -> Unlock {
     Unlock {
-        password: params.str("password").map(str::to_string),
-        context_edit: params.str("context") == Some("edit"),
+        password: ctx.params.str("password").map(str::to_string),
+        context_edit: ctx.params.str("context") == Some("edit"),
+        tries: ctx.event_password.clone(),
     }
 }
 
@@ -610,7 +611,7 @@ fn get(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
         &state.store,
         &request(ctx),
         &target(ctx),
-        &unlock(&ctx.params),
+        &unlock(ctx),
         invalid(&ctx.params),
     )
     .map_err(|e| from_service(e, ctx.caller))?;
@@ -716,6 +717,9 @@ fn list(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
         .get("geoloc_radius")
         .and_then(Value::as_f64)
         .unwrap_or(25.0);
+    // Any radius is accepted; beyond half the Earth's circumference every point is within
+    // it, so larger ones are the same filter.
+    const HALF_CIRCUMFERENCE_KM: f64 = 20_037.6;
     let query = EventQuery {
         page,
         per_page,
@@ -736,11 +740,11 @@ fn list(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
         status: params.strings("status"),
         geoloc,
         geo_point: lat.zip(lng),
-        geo_radius_km: radius * unit_km,
+        geo_radius_km: (radius * unit_km).min(HALF_CIRCUMFERENCE_KM),
         include: params.ids("include"),
         post_parent: params.i64("post_parent").map(|p| p as u64),
         ticketed: params.bool("ticketed"),
-        unlock: unlock(&params),
+        unlock: unlock(ctx),
     };
     let request: Request = request(ctx);
     // Before anything is read: what is derived from the store afterwards is at least as
