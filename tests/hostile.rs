@@ -651,6 +651,13 @@ fn header_floods_and_conflicting_framing_are_refused_by_the_http_layer() {
         .collect();
     let r = request(&many);
     assert_eq!(r.status, 431, "{}", r.describe());
+    // Refused by the HTTP parser, with the JSON error body all the same.
+    assert_eq!(
+        r.json()["code"],
+        "rest_header_fields_too_large",
+        "{}",
+        r.describe()
+    );
     assert_survived(&r, "1000 headers");
     // One huge header field: within the HTTP layer's buffer it is an ordinary header, beyond
     // it the head is refused; either way no server error.
