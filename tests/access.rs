@@ -1,4 +1,4 @@
-//! Access control and visibility, as one matrix and a set of leak checks (issue 7).
+//! Access control and visibility, as one matrix and a set of leak checks.
 //!
 //! Contract sections this file checks:
 //! - common.md §3.3 (roles and capabilities), §3.4 (can_read / can_edit / can_delete), §3.5

@@ -1,11 +1,11 @@
 //! How events link venues, organizers and terms, seen from the linked records' side:
 //!
 //! - venue and organizer list filters `event`, `has_events`, `only_with_upcoming`
-//!   (venues-organizers.md §4.1, §4.5; checklist 12, 13, 14);
-//! - trashing a venue or organizer unlinks it from every event (§5.7; checklist 31);
+//!   (venues-organizers.md §4.1, §4.5);
+//! - trashing a venue or organizer unlinks it from every event (§5.7);
 //! - term `count` (terms.md §1, events.md §1.5), `hide_empty` with the descendant exception
 //!   (terms.md §3.2 step 8), the `post`/`event` term filters (§3.1) and deletion removing the term
-//!   from events (§6.2; checklist 11, 12, 14, 24);
+//!   from events (§6.2);
 //! - references to another language's event are unknown (common.md §7.3).
 //!
 //! One server shared by all tests (they run in parallel). Every test isolates the records it
@@ -30,7 +30,7 @@ const ANON: Who = None;
 const AD: Who = Some(ADMIN);
 const ED: Who = Some(EDITOR);
 
-/// An ID that names nothing (far beyond anything created here; small IDs such as the checklist's
+/// An ID that names nothing (far beyond anything created here; small IDs such as
 /// `23` name records of other tests on this shared server).
 const UNKNOWN_ID: i64 = 999_999;
 
@@ -312,7 +312,7 @@ both_linked_kinds!(
     trashed_record_leaves_list_filters,
 );
 
-/// §4.1 `event`, checklist 13: the records linked to the event, any event status; draft records
+/// §4.1 `event`: the records linked to the event, of any status the caller may read; draft records
 /// only for callers who may read them; an event without links gives an empty list.
 fn event_filter(k: Lk) {
     let t = tok();
@@ -489,7 +489,7 @@ impl HasEventsFixture {
     }
 }
 
-/// §4.1 `has_events`, checklist 12: counting events are publish, future and private (whatever
+/// §4.1 `has_events`: counting events are publish, future and private (whatever
 /// their dates and whoever asks); draft, pending and trashed events do not count.
 fn has_events_filter(k: Lk) {
     let f = HasEventsFixture::new(k);
@@ -539,7 +539,7 @@ fn has_events_flag_spellings(k: Lk) {
     assert_params(&r, &[("has_events", None), ("only_with_upcoming", None)]);
 }
 
-/// §4.1 `only_with_upcoming`, checklist 14: records with an event starting in the future whose
+/// §4.1 `only_with_upcoming`: records with an event starting in the future whose
 /// status is in the list's status set (anonymous: publish only; editors: every status); past and
 /// already-running events do not count; `false` means no filter.
 fn only_with_upcoming_filter(k: Lk) {
@@ -688,7 +688,7 @@ fn filters_in_links(k: Lk) {
     );
 }
 
-/// §5.7, checklist 31: trashing removes the record from every event that links it (any event
+/// §5.7: trashing removes the record from every event that links it (any event
 /// status); other links stay; the events' `modified` does not change; restoring does not re-link.
 fn trashing_unlinks_from_events(k: Lk) {
     let t = tok();
@@ -1025,7 +1025,7 @@ fn term_count_counts_published_events(k: Tk) {
     assert_eq!(k.count(named[0]), 1);
 }
 
-/// terms.md §3.2 step 8 (checklist: default listings): `hide_empty` defaults to true and drops
+/// terms.md §3.2 step 8: `hide_empty` defaults to true and drops
 /// count-0 terms, except categories one of whose descendants has a count.
 fn hide_empty_default(k: Tk) {
     let t = tok();
@@ -1084,7 +1084,7 @@ fn hide_empty_default(k: Tk) {
     k.expect(&format!("search={t2}&hide_empty=false"), &[fresh]);
 }
 
-/// terms.md §3.1/§3.2 step 7, checklist 11: `post`/`event` keep the event's terms (any event
+/// terms.md §3.1/§3.2 step 7: `post`/`event` keep the event's terms (any event
 /// status, any caller), `event` wins over `post`, `hide_empty` still applies afterwards.
 fn post_and_event_filters(k: Tk) {
     let t = tok();
@@ -1138,7 +1138,7 @@ fn post_and_event_filters(k: Tk) {
     );
 }
 
-/// terms.md §3.1, checklist 12 and common.md §7.3: `post`/`event` must name an existing event of
+/// terms.md §3.1 and common.md §7.3: `post`/`event` must name an existing event of
 /// the list's language.
 fn post_and_event_validation(k: Tk) {
     let t = tok();
@@ -1199,7 +1199,7 @@ fn post_and_event_validation(k: Tk) {
     assert_eq!(ids, vec![es_term]);
 }
 
-/// terms.md §6.2, checklist 24: deleting a term removes it from every event that carried it, and
+/// terms.md §6.2: deleting a term removes it from every event that carried it, and
 /// the response is the term as it was (its count included), without `_links`.
 fn delete_removes_term_from_events(k: Tk) {
     let t = tok();

@@ -325,16 +325,7 @@ fn check_refusal(r: &Resp, shot: &Shot, what: &str, tally: &mut Tally) {
             tally.unauthorized += 1;
         }
         _ => {
-            let seconds = v["data"]["retry_after"]
-                .as_u64()
-                .unwrap_or_else(|| panic!("{what}: data.retry_after; {}", r.describe()));
-            assert!(seconds >= 1, "{what}; {}", r.describe());
-            assert_eq!(
-                r.header("retry-after"),
-                Some(seconds.to_string().as_str()),
-                "{what}: Retry-After; {}",
-                r.describe()
-            );
+            assert_retry_after(r, &v, what);
             if r.status == 429 {
                 tally.throttled += 1;
             } else {
@@ -1471,17 +1462,22 @@ fn event_password_guesses_from_one_address_are_throttled_after_fifty_failures() 
 /// 429 `rest_too_many_attempts` with `data.retry_after` and a matching `Retry-After`.
 fn assert_throttled(r: &Resp) -> Value {
     let v = assert_error(r, 429, "rest_too_many_attempts");
+    assert_retry_after(r, &v, "throttled");
+    v
+}
+
+/// `data.retry_after` of an error body `v` is at least a second and matches `Retry-After`.
+fn assert_retry_after(r: &Resp, v: &Value, what: &str) {
     let seconds = v["data"]["retry_after"]
         .as_u64()
-        .unwrap_or_else(|| panic!("data.retry_after; {}", r.describe()));
-    assert!(seconds >= 1, "{}", r.describe());
+        .unwrap_or_else(|| panic!("{what}: data.retry_after; {}", r.describe()));
+    assert!(seconds >= 1, "{what}; {}", r.describe());
     assert_eq!(
         r.header("retry-after"),
         Some(seconds.to_string().as_str()),
-        "Retry-After; {}",
+        "{what}: Retry-After; {}",
         r.describe()
     );
-    v
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@
 //!   `pt-br`, search in `en`.
 //!
 //! Out of scope for now (events do not exist yet): the list filters `event`, `has_events`,
-//! `only_with_upcoming` and checklist items 12, 13, 14, 31.
+//! `only_with_upcoming`.
 
 mod common;
 
@@ -599,7 +599,7 @@ fn create_with_author_dates_description_status(k: Kind) {
     let r = a.create(
         AD,
         json!({
-            k.name: format!("{t} Checklist 19"),
+            k.name: format!("{t} Store 19"),
             "author": EDITOR_ID,
             "date": 1514822400,
             "date_utc": "1514822400",

@@ -710,7 +710,7 @@ mod tests {
     }
 
     #[test]
-    fn venue_search_checklist() {
+    fn venue_search_examples() {
         let records = venues();
         for (text, expected) in [
             ("london", 2),
@@ -732,7 +732,7 @@ mod tests {
     }
 
     #[test]
-    fn venue_name_description_excerpt_checklist() {
+    fn venue_name_description_excerpt_examples() {
         let owned: Vec<[String; 3]> = ["foo", "baz", "bar"]
             .iter()
             .map(|s| {
@@ -755,7 +755,7 @@ mod tests {
     }
 
     #[test]
-    fn organizer_search_checklist() {
+    fn organizer_search_examples() {
         let records = organizers();
         for (text, expected) in [
             ("1111", 2),
@@ -771,7 +771,7 @@ mod tests {
     }
 
     #[test]
-    fn term_search_checklist() {
+    fn term_search_examples() {
         // Searchable fields of terms: name and slug.
         let terms = vec![
             vec!["Foo", "foo"],
