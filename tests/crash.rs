@@ -1,5 +1,5 @@
 //! Crash safety (common.md §1.11 "Consistency and atomicity", §4.5 "Delete and restore";
-//! events.md §3.3, §4.11; venues-organizers.md §5.6, §5.7; ARCHITECTURE.md "Consistency").
+//! events.md §3.3, §4.11; venues-organizers.md §5.6, §5.7; docs/architecture.md "Consistency").
 //!
 //! Writer threads create, update and trash events, venues and organizers as fast as the server
 //! answers; the server is killed with SIGKILL at seeded random moments and restarted on the same

@@ -3330,7 +3330,8 @@ fn date_with_timezone_keeps_wall_clock_and_pairs_date_utc() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Replay of the reference captures (README "Captures"): status, error code and key order
+// Replay of the recorded plugin exchanges (tests/fixtures/captures): status, error code and key
+// order
 // ---------------------------------------------------------------------------------------------
 
 fn srv_replay() -> &'static Server {
@@ -3361,15 +3362,13 @@ fn map_id(v: &Value, map: &std::collections::HashMap<i64, i64>) -> Value {
 /// `skip`: exchanges that depend on WordPress-only records; `differs`: (index, almanac status)
 /// where the contract deliberately differs.
 fn replay(file: &str, skip: &[usize], differs: &[(usize, u16)]) {
-    // The contract lives beside the repository (`../shared`), in CI as in development.
+    // A missing capture fails the test: a replay that did not run must not pass.
     let path = format!(
-        "{}/../shared/spec/captures/{file}",
+        "{}/tests/fixtures/captures/{file}",
         env!("CARGO_MANIFEST_DIR")
     );
-    let Ok(text) = std::fs::read_to_string(&path) else {
-        eprintln!("capture {path} not found; replay skipped");
-        return;
-    };
+    let text =
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("capture {path} is missing: {e}"));
     let s = srv_replay();
     let ex: Vec<Value> = serde_json::from_str(&text).unwrap();
     let mut posts = std::collections::HashMap::<i64, i64>::new();

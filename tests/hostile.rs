@@ -2,7 +2,7 @@
 //! every range, oversized and deeply nested bodies, header floods, path traversal, script tags,
 //! NUL bytes, wrong JSON types, repeated parameters and method-override abuse.
 //!
-//! Contract (../shared/spec/common.md): §1.3 path matching, §1.4 method override, §1.6 query and
+//! Contract sections (common.md): §1.3 path matching, §1.4 method override, §1.6 query and
 //! form syntax, §1.7 bodies, §1.10 processing order, §1.11 atomicity, §5 error bodies and codes,
 //! §6.2 pagination, §6.6 limits, §9.1–§9.5 values, §9.9 slugs, §9.13 HTML sanitizing; events.md
 //! §4.2 and §4.8, venues-organizers.md §1.4, terms.md §5.

@@ -1,6 +1,6 @@
 //! Property tests of every parameter parser and body decoder, through the library's public API.
 //!
-//! Contract sections (../shared/spec/common.md): §1.6 query-string and form syntax, §1.7 request
+//! Contract sections (common.md): §1.6 query-string and form syntax, §1.7 request
 //! bodies (media types, JSON depth and top level), §5.2 sub-codes, §6.6 limits, §9.1–§9.5
 //! scalars (integers, booleans, strings, lists), §9.6 the date-time grammar, §9.7 time zones,
 //! §9.8 URLs, §9.9 slugs, §9.11 search, §9.12 paragraphs, §9.13 HTML sanitizing; events.md §4.6

@@ -1,4 +1,4 @@
-//! Keeping the index current (ARCHITECTURE.md "Consistency"): every store write that touches
+//! Keeping the index current (docs/architecture.md, "Consistency"): every store write that touches
 //! an indexed record appends to the outbox in its own transaction; after the commit, the
 //! store's commit hook hands the sequence number to the indexer thread and waits until the
 //! index has applied it. Writes arriving while a batch is applied form the next batch (group

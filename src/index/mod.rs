@@ -1,6 +1,6 @@
 //! The search index: a tantivy mirror of events, venues and organizers that answers every
 //! listing, date window and search. redb is the truth; this is derived from it and can always
-//! be rebuilt from it (see `indexer` for how it is kept current, and `ARCHITECTURE.md`).
+//! be rebuilt from it (see `indexer` for how it is kept current, and docs/architecture.md).
 
 pub mod analysis;
 mod directory;
