@@ -61,6 +61,26 @@ impl ApiError {
         .with("max_bytes", json!(MAX_TARGET_BYTES))
     }
 
+    /// Extension: an `X-Cal-Min-Seq` header that is not a non-negative integer.
+    pub fn invalid_min_seq() -> ApiError {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "rest_invalid_header",
+            "X-Cal-Min-Seq must be a non-negative integer.",
+        )
+    }
+
+    /// Extension: the position an `X-Cal-Min-Seq` read waits for was not reached in time.
+    pub fn position_not_reached(position: u64) -> ApiError {
+        ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "rest_position_not_reached",
+            "This server has not caught up with the requested write yet. Try again shortly.",
+        )
+        .with("position", json!(position))
+        .with("retry_after", json!(1))
+    }
+
     pub fn payload_too_large() -> ApiError {
         ApiError::new(
             StatusCode::PAYLOAD_TOO_LARGE,

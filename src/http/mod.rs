@@ -31,7 +31,7 @@ use serde_json::json;
 use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use warp::http::header::{HeaderMap, HeaderName};
+use warp::http::header::{HeaderMap, HeaderName, HeaderValue};
 use warp::http::Method;
 use warp::reply::Response;
 use warp::Filter;
@@ -194,6 +194,13 @@ where
             Err(e) => return finish.error(&ApiError::from(e)),
         }
     }
+    // Read-your-writes across nodes and connections: a request that carries the position of
+    // a write it must see (`X-Cal-Min-Seq`, from that write's `X-Cal-Seq`) waits for it.
+    if let Some(value) = headers.get(MIN_SEQ_HEADER) {
+        if let Err(e) = wait_for_position(&state.store, value).await {
+            return finish.error(&e);
+        }
+    }
     // Step 3: method override.
     let query_params = RawParams::from_form(query.as_bytes());
     let method = effective_method(&method, &query_params, headers);
@@ -204,7 +211,11 @@ where
         Target::Healthz => {
             return match method {
                 Method::GET | Method::HEAD => finish.success(
-                    ApiResponse::ok(json!({"status": "ok", "version": crate::VERSION})),
+                    ApiResponse::ok(json!({
+                        "status": "ok",
+                        "version": crate::VERSION,
+                        "position": state.store.position(),
+                    })),
                     Some("no-store"),
                 ),
                 _ => finish.error(&ApiError::no_route()),
@@ -315,10 +326,47 @@ where
     if tries_event_password && !tries.failed() {
         state.auth.forgive_event_password(client);
     }
+    let writes = matches!(
+        method,
+        Method::POST | Method::PUT | Method::PATCH | Method::DELETE
+    );
     match outcome {
-        Ok(answer) => finish.success(answer, None),
+        Ok(answer) => {
+            let mut response = finish.success(answer, None);
+            if writes {
+                response.headers_mut().insert(
+                    HeaderName::from_static(SEQ_HEADER),
+                    state.store.position().into(),
+                );
+            }
+            response
+        }
         Err(e) => finish.error(&e),
     }
+}
+
+/// The position of an acknowledged write, on every successful write's answer.
+const SEQ_HEADER: &str = "x-cal-seq";
+/// The position a read must wait for.
+const MIN_SEQ_HEADER: &str = "x-cal-min-seq";
+/// How long a read waits for the position it asks for.
+const MIN_SEQ_WAIT: Duration = Duration::from_secs(5);
+
+/// Waits until the store's position reaches the one `value` names, at most [`MIN_SEQ_WAIT`].
+async fn wait_for_position(store: &Store, value: &HeaderValue) -> Result<(), ApiError> {
+    let wanted: u64 = value
+        .to_str()
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .ok_or_else(ApiError::invalid_min_seq)?;
+    let deadline = tokio::time::Instant::now() + MIN_SEQ_WAIT;
+    while store.position() < wanted {
+        if tokio::time::Instant::now() >= deadline {
+            return Err(ApiError::position_not_reached(store.position()));
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    Ok(())
 }
 
 async fn run_blocking(

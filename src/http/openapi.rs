@@ -23,7 +23,7 @@ pub fn document(routes: &RouteTable, links: &Links) -> Value {
         "info": {
             "title": "almanac events calendar API",
             "version": "1.0.0",
-            "description": "Events, venues, organizers, event categories and event tags, compatible with The Events Calendar REST API v1 under the namespace cal/events/v1. Authenticate with HTTP Basic credentials."
+            "description": "Events, venues, organizers, event categories and event tags, compatible with The Events Calendar REST API v1 under the namespace cal/events/v1. Authenticate with HTTP Basic credentials. Read-your-writes: every successful write answers with X-Cal-Seq, its position; a request carrying X-Cal-Min-Seq with that position is answered once the server has reached it (up to 5 seconds, then 503 rest_position_not_reached with Retry-After), on this server or any other of the same calendar."
         },
         "servers": [{"url": links.namespace()}],
         "paths": paths,

@@ -62,8 +62,9 @@ pub struct Finish<'a> {
     pub allow: Option<String>,
 }
 
-const ALLOW_HEADERS: &str = "Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type, If-None-Match, X-HTTP-Method-Override";
-const EXPOSE_HEADERS: &str = "X-Cal-Total, X-Cal-TotalPages, Link, ETag, Allow, Location";
+const ALLOW_HEADERS: &str = "Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type, If-None-Match, X-HTTP-Method-Override, X-Cal-Min-Seq";
+const EXPOSE_HEADERS: &str =
+    "X-Cal-Total, X-Cal-TotalPages, Link, ETag, Allow, Location, X-Cal-Seq";
 const ALLOW_METHODS: &str = "OPTIONS, GET, POST, PUT, PATCH, DELETE";
 const AUTHENTICATED_CACHE: &str = "no-cache, must-revalidate, max-age=0, no-store, private";
 /// Bodies smaller than this are not worth compressing (§6.7).

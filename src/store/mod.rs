@@ -97,6 +97,8 @@ pub struct Store {
     version: std::sync::atomic::AtomicU64,
     /// Writes between their start and their store commit (see [`Store::writes_in_progress`]).
     in_progress: std::sync::atomic::AtomicUsize,
+    /// The position of the last write every later read sees (see [`Store::position`]).
+    position: std::sync::atomic::AtomicU64,
 }
 
 /// Counts one write in progress for as long as it lives (errors and panics included).
@@ -137,6 +139,7 @@ impl Store {
             after_commit: std::sync::RwLock::new(None),
             version: std::sync::atomic::AtomicU64::new(0),
             in_progress: std::sync::atomic::AtomicUsize::new(0),
+            position: std::sync::atomic::AtomicU64::new(0),
         };
         store.write(|tx| {
             let meta = tx.meta_mut()?;
@@ -161,6 +164,10 @@ impl Store {
             }
             Ok(())
         })?;
+        // Everything committed before this start is visible once the index has opened.
+        store
+            .position
+            .store(store.outbox_head()?, std::sync::atomic::Ordering::SeqCst);
         Ok(store)
     }
 
@@ -193,8 +200,18 @@ impl Store {
                 // older answers (term counts): it is not current either.
                 self.bump_version();
             }
+            self.position
+                .fetch_max(seq, std::sync::atomic::Ordering::SeqCst);
         }
         Ok(out)
+    }
+
+    /// The position of the newest write that every later read sees, search included: the
+    /// outbox sequence number of the last acknowledged write (positions only grow). A client
+    /// that read it after its write (`X-Cal-Seq`) can ask any later read to wait for it
+    /// (`X-Cal-Min-Seq`).
+    pub fn position(&self) -> u64 {
+        self.position.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     /// How many writes have started and not yet committed (or failed): the indexer lets a

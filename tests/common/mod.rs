@@ -66,8 +66,9 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// The namespace prefix.
 pub const NS: &str = "/cal/events/v1";
 
-pub const ALLOW_HEADERS: &str = "Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type, If-None-Match, X-HTTP-Method-Override";
-pub const EXPOSE_HEADERS: &str = "X-Cal-Total, X-Cal-TotalPages, Link, ETag, Allow, Location";
+pub const ALLOW_HEADERS: &str = "Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type, If-None-Match, X-HTTP-Method-Override, X-Cal-Min-Seq";
+pub const EXPOSE_HEADERS: &str =
+    "X-Cal-Total, X-Cal-TotalPages, Link, ETag, Allow, Location, X-Cal-Seq";
 pub const ALLOW_METHODS: &str = "OPTIONS, GET, POST, PUT, PATCH, DELETE";
 pub const CC_ANON: &str = "no-cache";
 pub const CC_AUTH: &str = "no-cache, must-revalidate, max-age=0, no-store, private";
