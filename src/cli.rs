@@ -31,6 +31,14 @@ struct DataDirArg {
     data_dir: PathBuf,
 }
 
+#[derive(Args)]
+struct ClusterArg {
+    /// Work on the cluster whose log is in this PostgreSQL database (a connection string)
+    /// instead of the data directory.
+    #[arg(long, env = "ALMANAC_CLUSTER_URL")]
+    cluster: Option<String>,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Run the HTTP server.
@@ -46,6 +54,10 @@ enum Command {
         /// Load the demo calendar (a few hundred upcoming events) into a store without events.
         #[arg(long)]
         demo: bool,
+        /// Run as a node of a cluster: a PostgreSQL connection string (`postgres://…` or
+        /// `host=… user=…`) whose database holds the calendar's log.
+        #[arg(long, env = "ALMANAC_CLUSTER_URL")]
+        cluster: Option<String>,
     },
     /// Rebuild the search index from the store (refused while a server holds the directory).
     Reindex {
@@ -120,11 +132,15 @@ enum UserCommand {
         password: PasswordSource,
         #[command(flatten)]
         data_dir: DataDirArg,
+        #[command(flatten)]
+        cluster: ClusterArg,
     },
     /// List users: ID, name and role, tab-separated, ordered by ID.
     List {
         #[command(flatten)]
         data_dir: DataDirArg,
+        #[command(flatten)]
+        cluster: ClusterArg,
     },
     /// Replace a user's password.
     SetPassword {
@@ -133,6 +149,8 @@ enum UserCommand {
         password: PasswordSource,
         #[command(flatten)]
         data_dir: DataDirArg,
+        #[command(flatten)]
+        cluster: ClusterArg,
     },
 }
 
@@ -211,11 +229,13 @@ fn run(command: Command) -> Result<(), Exit> {
             listen,
             public_url,
             demo,
+            cluster,
         } => server::serve(ServeOptions {
             data_dir: data_dir.data_dir,
             listen,
             public_url,
             demo,
+            cluster,
         }),
         Command::User { command } => run_user(command),
         Command::Reindex { data_dir } => reindex(&data_dir.data_dir),
@@ -255,11 +275,13 @@ fn run_user(command: UserCommand) -> Result<(), Exit> {
             role,
             password,
             data_dir,
+            cluster,
         } => {
             let (password, generated) = password.resolve()?;
             users::validate_name(&name).map_err(user_exit)?;
-            let (_dir, store) = open_store(&data_dir.data_dir, true)?;
-            let user = users::add(&store, &name, role, &password).map_err(user_exit)?;
+            let users_store = UsersStore::open(&data_dir, &cluster, true)?;
+            let user =
+                users::add(users_store.store(), &name, role, &password).map_err(user_exit)?;
             println!(
                 "added user {} ({}) with ID {}",
                 user.name, user.role, user.id
@@ -269,9 +291,9 @@ fn run_user(command: UserCommand) -> Result<(), Exit> {
             }
             Ok(())
         }
-        UserCommand::List { data_dir } => {
-            let (_dir, store) = open_store(&data_dir.data_dir, false)?;
-            for user in users::list(&store).map_err(user_exit)? {
+        UserCommand::List { data_dir, cluster } => {
+            let users_store = UsersStore::open(&data_dir, &cluster, false)?;
+            for user in users::list(users_store.store()).map_err(user_exit)? {
                 println!("{}\t{}\t{}", user.id, user.name, user.role);
             }
             Ok(())
@@ -280,14 +302,43 @@ fn run_user(command: UserCommand) -> Result<(), Exit> {
             name,
             password,
             data_dir,
+            cluster,
         } => {
             let (password, generated) = password.resolve()?;
-            let (_dir, store) = open_store(&data_dir.data_dir, false)?;
-            users::set_password(&store, &name, &password).map_err(user_exit)?;
+            let users_store = UsersStore::open(&data_dir, &cluster, false)?;
+            users::set_password(users_store.store(), &name, &password).map_err(user_exit)?;
             if generated {
                 println!("password: {password}");
             }
             Ok(())
+        }
+    }
+}
+
+/// Where the `user` commands find users: the data directory (held locked while the command
+/// runs), or the cluster's log.
+enum UsersStore {
+    Local { _lock: DataDir, store: Store },
+    Cluster(crate::cluster::UsersReplica),
+}
+
+impl UsersStore {
+    fn open(data_dir: &DataDirArg, cluster: &ClusterArg, create: bool) -> Result<UsersStore, Exit> {
+        match &cluster.cluster {
+            Some(url) => crate::cluster::UsersReplica::open(url)
+                .map(UsersStore::Cluster)
+                .map_err(|e| Exit::new(1, format!("cannot use the cluster log: {e}"))),
+            None => {
+                let (dir, store) = open_store(&data_dir.data_dir, create)?;
+                Ok(UsersStore::Local { _lock: dir, store })
+            }
+        }
+    }
+
+    fn store(&self) -> &Store {
+        match self {
+            UsersStore::Local { store, .. } => store,
+            UsersStore::Cluster(replica) => replica.store(),
         }
     }
 }

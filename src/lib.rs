@@ -5,9 +5,11 @@
 //! Layers, top to bottom (arrows point down only):
 //! `http` (warp, routing, parameters, errors, links) → `service` (use cases) →
 //! `auth`, `store` (redb) → `model` (plain domain types) and `values` (value grammars).
+//! In cluster mode `cluster` (PostgreSQL) is the log the store writes through.
 
 pub mod auth;
 pub mod cli;
+pub mod cluster;
 pub mod config;
 pub mod datadir;
 pub mod generate;

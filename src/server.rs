@@ -3,6 +3,7 @@
 //! and the lock released).
 
 use crate::auth::{password, Authenticator};
+use crate::cluster::{Follower, PgLog};
 use crate::config::{default_public_url, ConnectionLimits};
 use crate::datadir::DataDir;
 use crate::http::{self, AppState};
@@ -10,7 +11,7 @@ use crate::index::indexer::Indexer;
 use crate::index::SearchIndex;
 use crate::model::Role;
 use crate::service::users;
-use crate::store::Store;
+use crate::store::{LogEntry, Store};
 use std::io::Write;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -43,6 +44,8 @@ pub struct ServeOptions {
     pub public_url: Option<String>,
     /// Load the demo calendar when the store has no events yet.
     pub demo: bool,
+    /// Cluster mode: the PostgreSQL database holding the log.
+    pub cluster: Option<String>,
 }
 
 /// A failure with the exit code the contract gives it.
@@ -69,6 +72,9 @@ pub fn serve(options: ServeOptions) -> Result<(), Exit> {
     let store_path = data_dir.store_path().map_err(crate::cli::data_dir_exit)?;
     let store = Store::open(&store_path).map_err(|e| Exit::new(1, e))?;
     let store = Arc::new(store);
+    if let Some(url) = &options.cluster {
+        join_cluster(&store, url, &options.listen.to_string())?;
+    }
     if options.demo {
         load_demo(&store)?;
     }
@@ -87,6 +93,10 @@ pub fn serve(options: ServeOptions) -> Result<(), Exit> {
         all_users.push(admin);
     }
     let indexer = Indexer::start(store.clone(), index.clone());
+    let follower = options
+        .cluster
+        .as_deref()
+        .map(|url| Follower::start(url, store.clone()));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -100,6 +110,7 @@ pub fn serve(options: ServeOptions) -> Result<(), Exit> {
     ));
     // Requests that outlived the grace period are dropped with the runtime.
     runtime.shutdown_timeout(Duration::from_millis(100));
+    drop(follower);
     // Pending index work completes before the store closes (§8.4).
     indexer.stop();
     drop(index);
@@ -184,6 +195,45 @@ async fn run(
         tracing::warn!("requests still running after the grace period were dropped");
     }
     Ok(())
+}
+
+/// Makes `store` a replica of the cluster at `url`: a data directory that has never been part
+/// of it starts from the snapshot (and must hold nothing of its own); from then on every write
+/// goes through the log.
+fn join_cluster(store: &Store, url: &str, node: &str) -> Result<(), Exit> {
+    let log = PgLog::connect(url, node)
+        .map_err(|e| Exit::new(1, format!("cannot use the cluster log: {e}")))?;
+    if store.cluster_applied().map_err(|e| Exit::new(1, e))? == 0 {
+        if store_holds_data(store)? {
+            return Err(Exit::new(
+                1,
+                "the data directory holds a calendar that is not part of this cluster; \
+                 start the node on an empty data directory",
+            ));
+        }
+        let (head, rows) = log
+            .snapshot()
+            .map_err(|e| Exit::new(1, format!("cannot copy the cluster's snapshot: {e}")))?;
+        if head > 0 {
+            store
+                .apply_entries(&[LogEntry {
+                    seq: head,
+                    changes: rows,
+                }])
+                .map_err(|e| Exit::new(1, e))?;
+            tracing::info!(position = head, "copied the cluster's snapshot");
+        }
+    }
+    store.attach_log(Arc::new(log)).map_err(|e| Exit::new(1, e))
+}
+
+fn store_holds_data(store: &Store) -> Result<bool, Exit> {
+    let rx = store.read().map_err(|e| Exit::new(1, e))?;
+    let mut records = 0;
+    for kind in crate::model::Kind::ALL {
+        records += rx.count(kind).map_err(|e| Exit::new(1, e))?;
+    }
+    Ok(records > 0 || !store.users().map_err(|e| Exit::new(1, e))?.is_empty())
 }
 
 /// Fills a store without events with the demo calendar (data/demo.jsonl, moved so that it is

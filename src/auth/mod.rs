@@ -49,10 +49,10 @@ pub enum AuthError {
     Busy,
 }
 
-/// The users of a running server, by lower-cased name. Users only change while the server is
-/// stopped (the CLI refuses a locked data directory), so this is loaded once at start.
+/// The users of a running server, by lower-cased name: loaded at start, and again whenever a
+/// cluster node applies user changes written elsewhere ([`Authenticator::replace_users`]).
 pub struct Authenticator {
-    users: HashMap<String, Arc<User>>,
+    users: std::sync::RwLock<HashMap<String, Arc<User>>>,
     verified: CredentialCache<()>,
     refused: CredentialCache<AuthError>,
     throttle: FailureThrottle,
@@ -64,10 +64,7 @@ pub struct Authenticator {
 impl Authenticator {
     pub fn new(users: Vec<User>) -> Authenticator {
         Authenticator {
-            users: users
-                .into_iter()
-                .map(|u| (u.name.to_ascii_lowercase(), Arc::new(u)))
-                .collect(),
+            users: std::sync::RwLock::new(by_name(users)),
             verified: CredentialCache::new(),
             refused: CredentialCache::new(),
             throttle: FailureThrottle::new(),
@@ -91,7 +88,7 @@ impl Authenticator {
         };
         let (name, password) = split_credentials(payload)?;
         let name = name.to_ascii_lowercase();
-        let user = self.users.get(&name).cloned();
+        let user = self.users.read().expect("users lock").get(&name).cloned();
         // The caches are keyed on what the credentials say, not on how the header spells them
         // (extra spaces, another base64 padding): a respelling is the same credentials.
         let credentials = format!("{name}\0{password}");
@@ -152,6 +149,21 @@ impl Authenticator {
     /// The event password admitted for `client` was not a failed guess.
     pub fn forgive_event_password(&self, client: IpAddr) {
         self.event_passwords.record_success(None, client);
+    }
+}
+
+fn by_name(users: Vec<User>) -> HashMap<String, Arc<User>> {
+    users
+        .into_iter()
+        .map(|u| (u.name.to_ascii_lowercase(), Arc::new(u)))
+        .collect()
+}
+
+impl Authenticator {
+    /// Replaces the known users (cached outcomes stay valid only for unchanged users: they
+    /// carry the user's fingerprint).
+    pub fn replace_users(&self, users: Vec<User>) {
+        *self.users.write().expect("users lock") = by_name(users);
     }
 }
 

@@ -240,6 +240,15 @@ impl From<AuthError> for ApiError {
 
 impl From<crate::store::StoreError> for ApiError {
     fn from(e: crate::store::StoreError) -> ApiError {
+        if let crate::store::StoreError::ClusterUnavailable(why) = &e {
+            tracing::warn!(error = %why, "write refused: the cluster log is unavailable");
+            return ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "rest_cluster_unavailable",
+                "The calendar cannot take writes right now. Reads go on; try the write again shortly.",
+            )
+            .with("retry_after", json!(1));
+        }
         tracing::error!(error = %e, "store failure");
         ApiError::internal()
     }

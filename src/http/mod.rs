@@ -50,6 +50,8 @@ pub struct AppState {
     pub representations: representations::RepresentationCache,
     /// How long a client may take to send a request body (`ConnectionLimits`).
     pub body_read_timeout: Duration,
+    /// The store's users generation the authenticator's users are from.
+    users_generation: std::sync::atomic::AtomicU64,
 }
 
 impl AppState {
@@ -68,6 +70,25 @@ impl AppState {
             routes: RouteTable::new(route_table()),
             representations: Default::default(),
             body_read_timeout,
+            users_generation: std::sync::atomic::AtomicU64::new(0),
+        }
+    }
+
+    /// Reloads the authenticator's users when log entries from other nodes changed them.
+    fn refresh_users(&self) {
+        use std::sync::atomic::Ordering;
+        let current = self.store.users_generation();
+        if self.users_generation.load(Ordering::Relaxed) == current
+            || self.users_generation.swap(current, Ordering::SeqCst) == current
+        {
+            return;
+        }
+        match self.store.users() {
+            Ok(users) => self.auth.replace_users(users),
+            Err(e) => {
+                tracing::error!(error = %e, "reloading users failed");
+                self.users_generation.store(0, Ordering::SeqCst);
+            }
         }
     }
 }
@@ -184,6 +205,7 @@ where
     }
     // Step 2: credentials (not on /healthz).
     if target != Target::Healthz {
+        state.refresh_users();
         let authorization = headers.get(warp::http::header::AUTHORIZATION);
         match state
             .auth

@@ -2,7 +2,10 @@
 //! sequences. Every write is a single redb transaction ([`Store::write`]), so a failed request
 //! leaves nothing behind and an acknowledged one is durable.
 
+pub mod changes;
 pub mod codec;
+
+pub use changes::Change;
 
 use crate::model::post::Image;
 use crate::model::{Kind, Language, Role, Sequence, User};
@@ -58,6 +61,10 @@ pub enum StoreError {
     UserNameTaken(String),
     #[error("no user named {0}")]
     UnknownUser(String),
+    /// Cluster mode: the log could not take the write (PostgreSQL unreachable or failing).
+    /// Nothing changed locally.
+    #[error("the cluster log is unavailable: {0}")]
+    ClusterUnavailable(String),
 }
 
 // redb reports failures through several error types; all of them are storage failures here.
@@ -99,6 +106,10 @@ pub struct Store {
     in_progress: std::sync::atomic::AtomicUsize,
     /// The position of the last write every later read sees (see [`Store::position`]).
     position: std::sync::atomic::AtomicU64,
+    /// Cluster mode: the log every write goes through.
+    log: std::sync::RwLock<Option<std::sync::Arc<dyn ClusterLog>>>,
+    /// Counts the applied log entries that changed users (see [`Store::users_generation`]).
+    users_generation: std::sync::atomic::AtomicU64,
 }
 
 /// Counts one write in progress for as long as it lives (errors and panics included).
@@ -115,6 +126,35 @@ impl Drop for InProgress<'_> {
     fn drop(&mut self) {
         self.0.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
     }
+}
+
+/// The meta key of the last cluster log entry this data directory holds.
+const CLUSTER_APPLIED: &str = "cluster.applied";
+
+/// The cluster's log as the store sees it (implemented by `crate::cluster`). In cluster mode
+/// every write goes through it: one writer at a time cluster-wide, the replica caught up with
+/// the log before the write runs, and the write's changes appended to the log (the point of
+/// durability) before the local commit.
+pub trait ClusterLog: Send + Sync {
+    /// Takes the cluster-wide writers' lock; the write ends when the returned value is
+    /// committed or dropped (rolled back).
+    fn begin(&self) -> Result<Box<dyn LogWrite + '_>, String>;
+}
+
+/// One write in progress on the cluster log.
+pub trait LogWrite {
+    /// The log entries after `applied`, in order.
+    fn entries_after(&mut self, applied: u64) -> Result<Vec<LogEntry>, String>;
+    /// Appends `changes` as the entry after the log's head and commits; returns its sequence
+    /// number. An error leaves the outcome unknown: catching up from the log settles it.
+    fn commit(self: Box<Self>, changes: &[Change]) -> Result<u64, String>;
+}
+
+/// One committed write transaction of the cluster.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogEntry {
+    pub seq: u64,
+    pub changes: Vec<Change>,
 }
 
 /// Receives the last outbox sequence number of a committed transaction.
@@ -140,6 +180,8 @@ impl Store {
             version: std::sync::atomic::AtomicU64::new(0),
             in_progress: std::sync::atomic::AtomicUsize::new(0),
             position: std::sync::atomic::AtomicU64::new(0),
+            log: std::sync::RwLock::new(None),
+            users_generation: std::sync::atomic::AtomicU64::new(0),
         };
         store.write(|tx| {
             let meta = tx.meta_mut()?;
@@ -171,11 +213,16 @@ impl Store {
         Ok(store)
     }
 
-    /// Runs `f` in one write transaction and commits it (durably) only when `f` succeeds.
+    /// Runs `f` in one write transaction and commits it (durably) only when `f` succeeds. In
+    /// cluster mode the write goes through the log first (see [`ClusterLog`]).
     pub fn write<T, E: From<StoreError>>(
         &self,
         f: impl FnOnce(&mut WriteTx) -> Result<T, E>,
     ) -> Result<T, E> {
+        let log = self.log.read().expect("cluster log lock").clone();
+        if let Some(log) = log {
+            return self.write_through_log(log.as_ref(), f);
+        }
         let (out, last) = {
             let _counted = InProgress::enter(&self.in_progress);
             let txn = self.db.begin_write().map_err(StoreError::from)?;
@@ -183,6 +230,7 @@ impl Store {
                 let mut tx = WriteTx {
                     open: OpenTables::new(&txn),
                     last_outbox_seq: None,
+                    recorded: None,
                 };
                 let out = f(&mut tx)?;
                 (out, tx.last_outbox_seq)
@@ -204,6 +252,125 @@ impl Store {
                 .fetch_max(seq, std::sync::atomic::Ordering::SeqCst);
         }
         Ok(out)
+    }
+
+    /// Cluster mode from now on: every write goes through `log`, and positions are the log's
+    /// sequence numbers.
+    pub fn attach_log(&self, log: std::sync::Arc<dyn ClusterLog>) -> StoreResult<()> {
+        *self.log.write().expect("cluster log lock") = Some(log);
+        self.position
+            .store(self.cluster_applied()?, std::sync::atomic::Ordering::SeqCst);
+        Ok(())
+    }
+
+    /// Grows whenever log entries written elsewhere change users: whoever keeps users in
+    /// memory (the authenticator) reloads them when it moves.
+    pub fn users_generation(&self) -> u64 {
+        self.users_generation
+            .load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// The last cluster log entry this data directory holds (0: none).
+    pub fn cluster_applied(&self) -> StoreResult<u64> {
+        let rx = self.read()?;
+        let meta = rx.txn.open_table(META)?;
+        let found = meta.get(CLUSTER_APPLIED)?;
+        Ok(found.map(|v| v.value()).unwrap_or(0))
+    }
+
+    /// A write in cluster mode: under the log's lock, catch up, run `f` recording its changes,
+    /// append them to the log, then commit locally with the new applied sequence number. A log
+    /// that cannot take the write aborts the local transaction: nothing changes here.
+    fn write_through_log<T, E: From<StoreError>>(
+        &self,
+        log: &dyn ClusterLog,
+        f: impl FnOnce(&mut WriteTx) -> Result<T, E>,
+    ) -> Result<T, E> {
+        let unavailable = |e: String| E::from(StoreError::ClusterUnavailable(e));
+        let mut pending = log.begin().map_err(unavailable)?;
+        let missing = pending
+            .entries_after(self.cluster_applied()?)
+            .map_err(unavailable)?;
+        self.apply_entries(&missing)?;
+        let (out, last, seq) = {
+            let _counted = InProgress::enter(&self.in_progress);
+            let txn = self.db.begin_write().map_err(StoreError::from)?;
+            let (out, last, seq) = {
+                let mut tx = WriteTx {
+                    open: OpenTables::new(&txn),
+                    last_outbox_seq: None,
+                    recorded: Some(Vec::new()),
+                };
+                let out = f(&mut tx)?;
+                let changes = tx.recorded.take().unwrap_or_default();
+                if changes.is_empty() {
+                    // Nothing to replicate (and nothing changed here either).
+                    return Ok(out);
+                }
+                let seq = pending.commit(&changes).map_err(unavailable)?;
+                tx.meta_mut()?
+                    .insert(CLUSTER_APPLIED, seq)
+                    .map_err(StoreError::from)?;
+                (out, tx.last_outbox_seq, seq)
+            };
+            txn.commit().map_err(StoreError::from)?;
+            (out, last, seq)
+        };
+        self.after_local_commit(last, seq);
+        Ok(out)
+    }
+
+    /// Applies cluster log entries in order, in one local transaction, skipping those this
+    /// data directory already holds; returns once they are searchable.
+    pub fn apply_entries(&self, entries: &[LogEntry]) -> StoreResult<()> {
+        let Some(newest) = entries.last().map(|e| e.seq) else {
+            return Ok(());
+        };
+        let last = {
+            let _counted = InProgress::enter(&self.in_progress);
+            let txn = self.db.begin_write()?;
+            let last = {
+                let mut tx = WriteTx {
+                    open: OpenTables::new(&txn),
+                    last_outbox_seq: None,
+                    recorded: None,
+                };
+                let applied = tx.meta_mut()?.get(CLUSTER_APPLIED)?.map(|v| v.value());
+                let applied = applied.unwrap_or(0);
+                for entry in entries.iter().filter(|e| e.seq > applied) {
+                    for change in &entry.changes {
+                        tx.apply(change)?;
+                        if matches!(change, Change::User { .. }) {
+                            self.users_generation
+                                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                        }
+                    }
+                }
+                if newest > applied {
+                    tx.meta_mut()?.insert(CLUSTER_APPLIED, newest)?;
+                }
+                tx.last_outbox_seq
+            };
+            txn.commit()?;
+            last
+        };
+        self.after_local_commit(last, newest);
+        Ok(())
+    }
+
+    /// After a local commit in cluster mode: the index takes the outbox entries, then the
+    /// position moves to the log's `seq`.
+    fn after_local_commit(&self, last_outbox_seq: Option<u64>, seq: u64) {
+        self.bump_version();
+        if let Some(outbox_seq) = last_outbox_seq {
+            let hook = self.after_commit.read().expect("commit hook lock").clone();
+            if let Some(hook) = hook {
+                hook(outbox_seq);
+                self.bump_version();
+            }
+        }
+        self.position
+            .fetch_max(seq, std::sync::atomic::Ordering::SeqCst);
     }
 
     /// The position of the newest write that every later read sees, search included: the
@@ -302,9 +469,14 @@ impl Store {
                 role,
                 password_hash,
             };
-            tx.users_mut()?
-                .insert(id, codec::encode(&user).as_slice())?;
-            tx.user_names_mut()?.insert(key.as_str(), id)?;
+            tx.change(Change::User {
+                id,
+                value: Some(codec::encode(&user)),
+            })?;
+            tx.change(Change::UserName {
+                name: key,
+                id: Some(id),
+            })?;
             Ok(user)
         })
     }
@@ -317,13 +489,15 @@ impl Store {
                 .get(name.to_ascii_lowercase().as_str())?
                 .map(|v| v.value())
                 .ok_or_else(|| StoreError::UnknownUser(name.to_string()))?;
-            let users = tx.users_mut()?;
-            let mut user: User = match users.get(id)? {
+            let mut user: User = match tx.users_mut()?.get(id)? {
                 Some(bytes) => codec::decode(bytes.value())?,
                 None => return Err(StoreError::UnknownUser(name.to_string())),
             };
             user.password_hash = password_hash;
-            users.insert(id, codec::encode(&user).as_slice())?;
+            tx.change(Change::User {
+                id,
+                value: Some(codec::encode(&user)),
+            })?;
             Ok(user)
         })
     }
@@ -525,6 +699,8 @@ fn kind_slot(kind: Kind) -> usize {
 pub struct WriteTx<'t> {
     open: OpenTables<'t>,
     last_outbox_seq: Option<u64>,
+    /// The changes made so far, when the transaction is recorded (cluster mode).
+    recorded: Option<Vec<Change>>,
 }
 
 impl Reads for WriteTx<'_> {
@@ -577,33 +753,37 @@ impl<'t> WriteTx<'t> {
     fn user_names_mut(&mut self) -> StoreResult<&mut redb::Table<'t, &'static str, u64>> {
         exclusive(self.open.txn, &mut self.open.user_names, USER_NAMES)
     }
-
-    fn records_mut(&mut self, kind: Kind) -> StoreResult<&mut RecordTable<'t>> {
-        let open = &mut self.open;
-        exclusive(
-            open.txn,
-            &mut open.records[kind_slot(kind)],
-            records_table(kind),
-        )
-    }
 }
 
 impl WriteTx<'_> {
     /// Draws the next value of an ID sequence (starting at 1, never reused).
     pub fn next_id(&mut self, sequence: Sequence) -> StoreResult<u64> {
-        let meta = self.meta_mut()?;
-        let next = meta.get(sequence.key())?.map(|v| v.value()).unwrap_or(0) + 1;
-        meta.insert(sequence.key(), next)?;
+        let next = self
+            .meta_mut()?
+            .get(sequence.key())?
+            .map(|v| v.value())
+            .unwrap_or(0)
+            + 1;
+        self.change(Change::Sequence {
+            key: sequence.key().to_string(),
+            value: next,
+        })?;
         Ok(next)
     }
 
     /// Makes sure the sequence never draws `id` or anything below it again (bulk import keeps
     /// the IDs of the records it loads).
     pub fn raise_sequence(&mut self, sequence: Sequence, id: u64) -> StoreResult<()> {
-        let meta = self.meta_mut()?;
-        let current = meta.get(sequence.key())?.map(|v| v.value()).unwrap_or(0);
+        let current = self
+            .meta_mut()?
+            .get(sequence.key())?
+            .map(|v| v.value())
+            .unwrap_or(0);
         if id > current {
-            meta.insert(sequence.key(), id)?;
+            self.change(Change::Sequence {
+                key: sequence.key().to_string(),
+                value: id,
+            })?;
         }
         Ok(())
     }
@@ -616,24 +796,111 @@ impl WriteTx<'_> {
     }
 
     fn insert_image(&mut self, image: &Image) -> StoreResult<()> {
-        let open = &mut self.open;
-        exclusive(open.txn, &mut open.images, IMAGES)?
-            .insert(image.id, codec::encode(image).as_slice())?;
-        exclusive(open.txn, &mut open.image_urls, IMAGE_URLS)?
-            .insert(image.url.as_str(), image.id)?;
-        Ok(())
+        self.change(Change::Image {
+            id: image.id,
+            value: codec::encode(image),
+        })?;
+        self.change(Change::ImageUrl {
+            url: image.url.clone(),
+            id: image.id,
+        })
     }
 
-    /// Stores a record; changes of indexed kinds also enter the outbox, in this transaction.
+    /// Stores a record; it also enters the outbox, in this transaction.
     pub fn put_record<T: Serialize>(&mut self, kind: Kind, id: u64, record: &T) -> StoreResult<()> {
-        self.records_mut(kind)?
-            .insert(id, codec::encode(record).as_slice())?;
-        self.enqueue(kind, id)
+        self.change(Change::Record {
+            kind,
+            id,
+            value: Some(codec::encode(record)),
+        })
     }
 
     pub fn remove_record(&mut self, kind: Kind, id: u64) -> StoreResult<()> {
-        self.records_mut(kind)?.remove(id)?;
-        self.enqueue(kind, id)
+        self.change(Change::Record {
+            kind,
+            id,
+            value: None,
+        })
+    }
+
+    /// Makes one change to the canonical tables, and records it when the transaction is
+    /// recorded. Every mutation of the canonical tables goes through here; a record's change
+    /// also enters the outbox, for the search index.
+    pub fn change(&mut self, change: Change) -> StoreResult<()> {
+        self.apply(&change)?;
+        if let Some(recorded) = &mut self.recorded {
+            recorded.push(change);
+        }
+        Ok(())
+    }
+
+    /// Makes `change` without recording it (a change replayed from elsewhere).
+    fn apply(&mut self, change: &Change) -> StoreResult<()> {
+        let open = &mut self.open;
+        match change {
+            Change::Sequence { key, value } => {
+                exclusive(open.txn, &mut open.meta, META)?.insert(key.as_str(), *value)?;
+            }
+            Change::User { id, value } => {
+                let users = exclusive(open.txn, &mut open.users, USERS)?;
+                match value {
+                    Some(bytes) => users.insert(*id, bytes.as_slice())?,
+                    None => users.remove(*id)?,
+                };
+            }
+            Change::UserName { name, id } => {
+                let names = exclusive(open.txn, &mut open.user_names, USER_NAMES)?;
+                match id {
+                    Some(id) => names.insert(name.as_str(), *id)?,
+                    None => names.remove(name.as_str())?,
+                };
+            }
+            Change::Record { kind, id, value } => {
+                let records = exclusive(
+                    open.txn,
+                    &mut open.records[kind_slot(*kind)],
+                    records_table(*kind),
+                )?;
+                match value {
+                    Some(bytes) => records.insert(*id, bytes.as_slice())?,
+                    None => records.remove(*id)?,
+                };
+                self.enqueue(*kind, *id)?;
+            }
+            Change::Slug {
+                kind,
+                language,
+                slug,
+                id,
+            } => {
+                let slugs = exclusive(open.txn, &mut open.slugs, SLUGS)?;
+                let key = (kind.name(), language.code(), slug.as_str());
+                match id {
+                    Some(id) => slugs.insert(key, *id)?,
+                    None => slugs.remove(key)?,
+                };
+            }
+            Change::Image { id, value } => {
+                exclusive(open.txn, &mut open.images, IMAGES)?.insert(*id, value.as_slice())?;
+            }
+            Change::ImageUrl { url, id } => {
+                exclusive(open.txn, &mut open.image_urls, IMAGE_URLS)?.insert(url.as_str(), *id)?;
+            }
+            Change::Group {
+                kind,
+                group,
+                language,
+                id,
+            } => {
+                let groups = exclusive(open.txn, &mut open.groups, GROUPS)?;
+                let key = (kind.name(), *group, language.code());
+                match id {
+                    Some(id) => groups.insert(key, *id)?,
+                    None => groups.remove(key)?,
+                };
+            }
+        }
+        Ok(())
     }
 
     /// Appends `(seq, kind, id)` to the outbox. Terms are not indexed, but their entries make
@@ -657,20 +924,21 @@ impl WriteTx<'_> {
         slug: &str,
         id: u64,
     ) -> StoreResult<()> {
-        let open = &mut self.open;
-        exclusive(open.txn, &mut open.slugs, SLUGS)?
-            .insert((kind.name(), language.code(), slug), id)?;
-        Ok(())
+        self.change(Change::Slug {
+            kind,
+            language,
+            slug: slug.to_string(),
+            id: Some(id),
+        })
     }
 
     pub fn remove_slug(&mut self, kind: Kind, language: Language, slug: &str) -> StoreResult<()> {
-        let open = &mut self.open;
-        exclusive(open.txn, &mut open.slugs, SLUGS)?.remove((
-            kind.name(),
-            language.code(),
-            slug,
-        ))?;
-        Ok(())
+        self.change(Change::Slug {
+            kind,
+            language,
+            slug: slug.to_string(),
+            id: None,
+        })
     }
 
     /// Stores an image record for a URL, or returns the existing one with exactly this URL.
@@ -693,10 +961,12 @@ impl WriteTx<'_> {
         language: Language,
         id: u64,
     ) -> StoreResult<()> {
-        let open = &mut self.open;
-        exclusive(open.txn, &mut open.groups, GROUPS)?
-            .insert((kind.name(), group, language.code()), id)?;
-        Ok(())
+        self.change(Change::Group {
+            kind,
+            group,
+            language,
+            id: Some(id),
+        })
     }
 
     pub fn remove_group_member(
@@ -705,13 +975,12 @@ impl WriteTx<'_> {
         group: u64,
         language: Language,
     ) -> StoreResult<()> {
-        let open = &mut self.open;
-        exclusive(open.txn, &mut open.groups, GROUPS)?.remove((
-            kind.name(),
+        self.change(Change::Group {
+            kind,
             group,
-            language.code(),
-        ))?;
-        Ok(())
+            language,
+            id: None,
+        })
     }
 }
 

@@ -1,0 +1,392 @@
+//! Cluster mode: several almanac nodes on one PostgreSQL database, which holds the truth as an
+//! ordered log of committed write transactions and a snapshot of every row at its latest
+//! version (docs/architecture.md, "Cluster mode").
+//!
+//! - [`PgLog`] is the store's [`ClusterLog`]: a write takes a transaction-level advisory lock
+//!   (one writer at a time, cluster-wide), reads the entries the local replica lacks, and
+//!   appends its changes as the entry after the head, updating the snapshot rows and notifying
+//!   the other nodes in the same PostgreSQL transaction.
+//! - [`Follower`] keeps a node's replica current: it listens on the log's channel, polls as a
+//!   fallback, and applies new entries in order.
+//! - A node with an empty data directory starts from the snapshot ([`PgLog::snapshot`]).
+//!
+//! Reads never touch PostgreSQL.
+
+use crate::store::{codec, Change, ClusterLog, LogEntry, LogWrite, Store};
+use postgres::fallible_iterator::FallibleIterator;
+use postgres::{Client, NoTls};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+/// Version of almanac's tables in PostgreSQL.
+const SCHEMA_VERSION: i64 = 1;
+/// The advisory lock every write holds for its PostgreSQL transaction ("almanac" in ASCII).
+const WRITERS_LOCK: i64 = 0x0061_6c6d_616e_6163;
+/// The advisory lock under which the tables are created or migrated.
+const SCHEMA_LOCK: i64 = WRITERS_LOCK + 1;
+/// The channel new log entries are announced on.
+const CHANNEL: &str = "almanac_log";
+/// How long a follower waits for an announcement before it looks at the log anyway.
+const POLL_EVERY: Duration = Duration::from_millis(500);
+/// Log entries a follower applies in one local transaction at most.
+const BATCH: i64 = 500;
+
+const CREATE_TABLES: &str = "
+CREATE TABLE IF NOT EXISTS almanac_meta (
+    key text PRIMARY KEY,
+    value bigint NOT NULL
+);
+CREATE TABLE IF NOT EXISTS almanac_log (
+    seq bigint PRIMARY KEY,
+    node text NOT NULL,
+    at timestamptz NOT NULL DEFAULT now(),
+    changes bytea NOT NULL
+);
+CREATE TABLE IF NOT EXISTS almanac_snapshot (
+    row_key text PRIMARY KEY,
+    change bytea NOT NULL
+);
+INSERT INTO almanac_meta (key, value) VALUES ('head', 0) ON CONFLICT DO NOTHING;
+";
+
+#[derive(Debug, thiserror::Error)]
+pub enum ClusterError {
+    #[error("PostgreSQL: {0}")]
+    Postgres(#[from] postgres::Error),
+    #[error(
+        "the cluster's tables have version {found}; this build knows version {SCHEMA_VERSION}"
+    )]
+    NewerSchema { found: i64 },
+    #[error("a log entry cannot be read: {0}")]
+    Codec(#[from] codec::CodecError),
+    #[error(transparent)]
+    Store(#[from] crate::store::StoreError),
+}
+
+fn connect(url: &str) -> Result<Client, ClusterError> {
+    Ok(Client::connect(url, NoTls)?)
+}
+
+/// Creates almanac's tables if they do not exist yet, refusing newer ones.
+fn migrate(client: &mut Client) -> Result<(), ClusterError> {
+    let mut tx = client.transaction()?;
+    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&SCHEMA_LOCK])?;
+    tx.batch_execute(CREATE_TABLES)?;
+    let found: Option<i64> = tx
+        .query_opt("SELECT value FROM almanac_meta WHERE key = 'schema'", &[])?
+        .map(|row| row.get(0));
+    match found {
+        Some(found) if found > SCHEMA_VERSION => return Err(ClusterError::NewerSchema { found }),
+        Some(_) => {}
+        None => {
+            tx.execute(
+                "INSERT INTO almanac_meta (key, value) VALUES ('schema', $1)",
+                &[&SCHEMA_VERSION],
+            )?;
+        }
+    }
+    tx.commit()?;
+    Ok(())
+}
+
+fn entries(rows: Vec<postgres::Row>) -> Result<Vec<LogEntry>, ClusterError> {
+    rows.into_iter()
+        .map(|row| {
+            let seq: i64 = row.get(0);
+            let bytes: Vec<u8> = row.get(1);
+            Ok(LogEntry {
+                seq: seq as u64,
+                changes: codec::decode(&bytes)?,
+            })
+        })
+        .collect()
+}
+
+/// The log in PostgreSQL, as the store's [`ClusterLog`]. One connection, used by one write at
+/// a time (writes are serialized cluster-wide anyway); a broken connection is replaced at the
+/// next write.
+pub struct PgLog {
+    url: String,
+    node: String,
+    client: Mutex<Option<Client>>,
+}
+
+impl PgLog {
+    /// Connects, and creates almanac's tables when the database has none.
+    pub fn connect(url: &str, node: &str) -> Result<PgLog, ClusterError> {
+        let mut client = connect(url)?;
+        migrate(&mut client)?;
+        Ok(PgLog {
+            url: url.to_string(),
+            node: node.to_string(),
+            client: Mutex::new(Some(client)),
+        })
+    }
+
+    fn client(&self) -> Result<MutexGuard<'_, Option<Client>>, String> {
+        let mut guard = self.client.lock().expect("cluster connection lock");
+        if guard.as_ref().is_none_or(Client::is_closed) {
+            *guard = Some(connect(&self.url).map_err(|e| e.to_string())?);
+        }
+        Ok(guard)
+    }
+
+    /// The snapshot of every row at one consistent log position: (head, rows).
+    pub fn snapshot(&self) -> Result<(u64, Vec<Change>), ClusterError> {
+        self.snapshot_where("true")
+    }
+
+    /// The snapshot rows of `condition` (on `row_key`) at one consistent log position.
+    fn snapshot_where(&self, condition: &str) -> Result<(u64, Vec<Change>), ClusterError> {
+        let mut guard = self
+            .client()
+            .map_err(|e| ClusterError::Store(crate::store::StoreError::ClusterUnavailable(e)))?;
+        let client = guard.as_mut().expect("connected above");
+        let mut tx = client
+            .build_transaction()
+            .isolation_level(postgres::IsolationLevel::RepeatableRead)
+            .read_only(true)
+            .start()?;
+        let head: i64 = tx
+            .query_one("SELECT value FROM almanac_meta WHERE key = 'head'", &[])?
+            .get(0);
+        let mut changes = Vec::new();
+        let rows = tx.query(
+            &format!("SELECT change FROM almanac_snapshot WHERE {condition}"),
+            &[],
+        )?;
+        for row in rows {
+            let bytes: Vec<u8> = row.get(0);
+            changes.push(codec::decode(&bytes)?);
+        }
+        tx.commit()?;
+        Ok((head as u64, changes))
+    }
+}
+
+impl ClusterLog for PgLog {
+    fn begin(&self) -> Result<Box<dyn LogWrite + '_>, String> {
+        let mut guard = self.client()?;
+        let client = guard.as_mut().expect("connected above");
+        let started = client
+            .batch_execute("BEGIN")
+            .and_then(|()| client.execute("SELECT pg_advisory_xact_lock($1)", &[&WRITERS_LOCK]));
+        if let Err(e) = started {
+            *guard = None;
+            return Err(e.to_string());
+        }
+        Ok(Box::new(PgWrite {
+            guard,
+            node: &self.node,
+            open: true,
+        }))
+    }
+}
+
+/// One write holding the writers' lock inside an open PostgreSQL transaction.
+struct PgWrite<'a> {
+    guard: MutexGuard<'a, Option<Client>>,
+    node: &'a str,
+    /// The transaction is still open (rolled back when dropped).
+    open: bool,
+}
+
+impl PgWrite<'_> {
+    fn client(&mut self) -> &mut Client {
+        self.guard.as_mut().expect("a write holds a connection")
+    }
+
+    /// A failed statement: the connection is dropped (PostgreSQL rolls the transaction back).
+    fn failed(&mut self, e: impl ToString) -> String {
+        self.open = false;
+        *self.guard = None;
+        e.to_string()
+    }
+
+    fn append(&mut self, changes: &[Change]) -> Result<u64, postgres::Error> {
+        let node = self.node.to_string();
+        let client = self.client();
+        let head: i64 = client
+            .query_one("SELECT value FROM almanac_meta WHERE key = 'head'", &[])?
+            .get(0);
+        let seq = head + 1;
+        client.execute(
+            "INSERT INTO almanac_log (seq, node, changes) VALUES ($1, $2, $3)",
+            &[&seq, &node, &codec::encode(&changes)],
+        )?;
+        // Each row's last change in this write is its latest version.
+        let mut latest: HashMap<String, &Change> = HashMap::new();
+        for change in changes {
+            latest.insert(change.row(), change);
+        }
+        let (mut kept, mut values, mut removed) = (Vec::new(), Vec::new(), Vec::new());
+        for (row, change) in latest {
+            if change.removes() {
+                removed.push(row);
+            } else {
+                kept.push(row);
+                values.push(codec::encode(change));
+            }
+        }
+        client.execute(
+            "INSERT INTO almanac_snapshot (row_key, change) \
+             SELECT * FROM unnest($1::text[], $2::bytea[]) \
+             ON CONFLICT (row_key) DO UPDATE SET change = EXCLUDED.change",
+            &[&kept, &values],
+        )?;
+        client.execute(
+            "DELETE FROM almanac_snapshot WHERE row_key = ANY($1)",
+            &[&removed],
+        )?;
+        client.execute(
+            "UPDATE almanac_meta SET value = $1 WHERE key = 'head'",
+            &[&seq],
+        )?;
+        client.batch_execute(&format!("NOTIFY {CHANNEL}; COMMIT"))?;
+        Ok(seq as u64)
+    }
+}
+
+impl LogWrite for PgWrite<'_> {
+    fn entries_after(&mut self, applied: u64) -> Result<Vec<LogEntry>, String> {
+        let rows = self.client().query(
+            "SELECT seq, changes FROM almanac_log WHERE seq > $1 ORDER BY seq",
+            &[&(applied as i64)],
+        );
+        match rows.map_err(ClusterError::from).and_then(entries) {
+            Ok(found) => Ok(found),
+            Err(e) => Err(self.failed(e)),
+        }
+    }
+
+    fn commit(mut self: Box<Self>, changes: &[Change]) -> Result<u64, String> {
+        match self.append(changes) {
+            Ok(seq) => {
+                self.open = false;
+                Ok(seq)
+            }
+            Err(e) => Err(self.failed(e)),
+        }
+    }
+}
+
+impl Drop for PgWrite<'_> {
+    fn drop(&mut self) {
+        if self.open && self.client().batch_execute("ROLLBACK").is_err() {
+            *self.guard = None;
+        }
+    }
+}
+
+/// A store that holds only the cluster's users, for the `user` commands: they write through
+/// the log like a node, without the node's data directory (which a running node holds).
+pub struct UsersReplica {
+    path: std::path::PathBuf,
+    store: Option<Store>,
+}
+
+impl UsersReplica {
+    pub fn open(url: &str) -> Result<UsersReplica, ClusterError> {
+        let log = PgLog::connect(url, "almanac user")?;
+        let (head, rows) = log.snapshot_where(
+            "row_key LIKE 'user/%' OR row_key LIKE 'user-name/%' OR row_key = 'sequence/seq.users'",
+        )?;
+        let path = std::env::temp_dir().join(format!(
+            "almanac-users-{}-{}.redb",
+            std::process::id(),
+            rand::random::<u64>()
+        ));
+        let mut replica = UsersReplica { path, store: None };
+        let store = Store::open(&replica.path)?;
+        store.apply_entries(&[LogEntry {
+            seq: head,
+            changes: rows,
+        }])?;
+        store.attach_log(Arc::new(log))?;
+        replica.store = Some(store);
+        Ok(replica)
+    }
+
+    pub fn store(&self) -> &Store {
+        self.store.as_ref().expect("opened with a store")
+    }
+}
+
+impl Drop for UsersReplica {
+    fn drop(&mut self) {
+        self.store = None;
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// Keeps a node's replica current with the log, on a thread of its own.
+pub struct Follower {
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Follower {
+    pub fn start(url: &str, store: Arc<Store>) -> Follower {
+        let stop = Arc::new(AtomicBool::new(false));
+        let thread = {
+            let (url, stop) = (url.to_string(), stop.clone());
+            std::thread::Builder::new()
+                .name("follower".into())
+                .spawn(move || follow(&url, &store, &stop))
+                .expect("spawning the follower thread")
+        };
+        Follower {
+            stop,
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Drop for Follower {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// Reconnects (with a growing pause, up to 5 s) whenever the connection is lost.
+fn follow(url: &str, store: &Store, stop: &AtomicBool) {
+    let mut pause = Duration::from_millis(100);
+    while !stop.load(Ordering::SeqCst) {
+        match follow_connected(url, store, stop) {
+            Ok(()) => return,
+            Err(e) => {
+                tracing::warn!(error = %e, "following the cluster log failed; reconnecting");
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_secs(5));
+            }
+        }
+    }
+}
+
+fn follow_connected(url: &str, store: &Store, stop: &AtomicBool) -> Result<(), ClusterError> {
+    let mut client = connect(url)?;
+    client.batch_execute(&format!("LISTEN {CHANNEL}"))?;
+    while !stop.load(Ordering::SeqCst) {
+        let rows = client.query(
+            "SELECT seq, changes FROM almanac_log WHERE seq > $1 ORDER BY seq LIMIT $2",
+            &[&(store.cluster_applied()? as i64), &BATCH],
+        )?;
+        let found = entries(rows)?;
+        let full = found.len() as i64 == BATCH;
+        store.apply_entries(&found)?;
+        if full {
+            continue;
+        }
+        // Wait for an announcement, or look again after a while; drain what else arrived.
+        let mut notifications = client.notifications();
+        if notifications.timeout_iter(POLL_EVERY).next()?.is_some() {
+            while notifications.iter().next()?.is_some() {}
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,478 @@
+//! Cluster mode against a real PostgreSQL (a throw-away server per test, see
+//! `common::postgres`): nodes share every write through the log, read-your-writes across nodes
+//! with `X-Cal-Seq`/`X-Cal-Min-Seq`, a node joins from the snapshot, and PostgreSQL going away
+//! stops writes (503, nothing changed) but not reads (docs/operations.md, "Running several
+//! nodes").
+
+mod common;
+
+use common::postgres::Postgres;
+use common::*;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+const PUBLIC: &str = "http://calendar.example";
+
+/// A node of the cluster at `pg` on `dir`.
+fn node(pg: &Postgres, dir: &Path) -> Server {
+    Server::launch(
+        almanac([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--public-url",
+            PUBLIC,
+            "--cluster",
+            &pg.url(),
+            "--data-dir",
+        ])
+        .arg(dir.to_str().unwrap()),
+        Some(PUBLIC),
+    )
+    .unwrap_or_else(|f| panic!("node did not start: {}", f.output.describe()))
+}
+
+fn stop(mut srv: Server) {
+    srv.signal("TERM");
+    assert_eq!(srv.wait_exit(Duration::from_secs(20)), Some(0));
+}
+
+/// The administrator the first node created, whose credentials every node accepts.
+struct Admin(String);
+
+impl Admin {
+    fn of(first: &Server) -> Admin {
+        Admin(
+            first
+                .initial_admin_password
+                .clone()
+                .expect("the first node of an empty cluster creates the administrator"),
+        )
+    }
+
+    fn send(&self, srv: &Server, method: &str, path: &str, body: Option<Value>) -> Resp {
+        let req = srv.req(method, path).auth("admin", &self.0);
+        match body {
+            Some(b) => req.json_body(&b).send(),
+            None => req.send(),
+        }
+    }
+}
+
+fn seq_of(r: &Resp) -> u64 {
+    r.header("x-cal-seq")
+        .unwrap_or_else(|| panic!("X-Cal-Seq: {}", r.describe()))
+        .parse()
+        .unwrap()
+}
+
+/// A read that waits for position `seq`.
+fn get_at(srv: &Server, path: &str, seq: u64) -> Resp {
+    srv.req("GET", path)
+        .header("X-Cal-Min-Seq", &seq.to_string())
+        .send()
+}
+
+fn position(srv: &Server) -> u64 {
+    srv.get("/healthz").json()["position"].as_u64().unwrap()
+}
+
+/// Waits (up to 10 s) until `srv` has reached `seq` without being asked to.
+fn await_position(srv: &Server, seq: u64) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while position(srv) < seq {
+        assert!(Instant::now() < deadline, "position {seq} never reached");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn export(dir: &Path) -> String {
+    let file = dir.with_extension("jsonl");
+    let out = almanac(["export", "--public-url", PUBLIC, "--output"])
+        .arg(file.to_str().unwrap())
+        .arg("--data-dir")
+        .arg(dir.to_str().unwrap())
+        .run();
+    assert_eq!(out.code, Some(0), "export: {}", out.describe());
+    std::fs::read_to_string(&file).unwrap()
+}
+
+fn event_body(title: &str, extra: Value) -> Value {
+    let mut body = json!({
+        "title": title,
+        "description": format!("{title} described"),
+        "start_date": "2027-05-01 19:00:00",
+        "end_date": "2027-05-01 21:00:00",
+        "status": "publish",
+    });
+    if let Value::Object(extra) = extra {
+        body.as_object_mut().unwrap().extend(extra);
+    }
+    body
+}
+
+fn dirs(tmp: &tempfile::TempDir, names: &[&str]) -> Vec<PathBuf> {
+    names.iter().map(|n| tmp.path().join(n)).collect()
+}
+
+#[test]
+fn writes_on_either_node_are_read_and_searched_on_the_other_and_both_end_identical() {
+    let pg = Postgres::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let [a_dir, b_dir] = <[PathBuf; 2]>::try_from(dirs(&tmp, &["a", "b"])).unwrap();
+    let a = node(&pg, &a_dir);
+    let admin = Admin::of(&a);
+    let b = node(&pg, &b_dir);
+    assert!(
+        b.initial_admin_password.is_none(),
+        "the second node finds the administrator in the cluster"
+    );
+
+    // A category written on A, read on B at the write's position.
+    let r = admin.send(
+        &a,
+        "POST",
+        &format!("{NS}/categories"),
+        Some(json!({"name": "Jazz"})),
+    );
+    assert_eq!(r.status, 201, "{}", r.describe());
+    let category = r.json()["id"].as_u64().unwrap();
+    let seq = seq_of(&r);
+    let r = get_at(&b, &format!("{NS}/categories/{category}"), seq);
+    assert_eq!(r.status, 200, "{}", r.describe());
+    assert_eq!(r.json()["name"], "Jazz");
+
+    // An event on B in that category: searchable on A at once with its position, and within
+    // a second without it.
+    let r = admin.send(
+        &b,
+        "POST",
+        &format!("{NS}/events"),
+        Some(event_body(
+            "Quintessential quartet",
+            json!({"categories": [category]}),
+        )),
+    );
+    assert_eq!(r.status, 201, "{}", r.describe());
+    let event = r.json()["id"].as_u64().unwrap();
+    let seq = seq_of(&r);
+    let found = get_at(
+        &a,
+        &format!("{NS}/events?search=quintessential&categories=jazz"),
+        seq,
+    );
+    assert_eq!(found.status, 200, "{}", found.describe());
+    assert_eq!(
+        found.json()["events"][0]["id"],
+        json!(event),
+        "{}",
+        found.describe()
+    );
+    let started = Instant::now();
+    await_position(&a, seq);
+    assert!(started.elapsed() < Duration::from_secs(1) + Duration::from_millis(500));
+
+    // Alternating writes of every kind, with colliding slugs and a translation group.
+    let mut last = seq;
+    for round in 0..3 {
+        for (srv, other) in [(&a, &b), (&b, &a)] {
+            let r = admin.send(
+                srv,
+                "POST",
+                &format!("{NS}/events"),
+                Some(event_body(
+                    "Same title",
+                    json!({"tags": [format!("tag {round}")]}),
+                )),
+            );
+            assert_eq!(r.status, 201, "{}", r.describe());
+            let id = r.json()["id"].as_u64().unwrap();
+            let r = admin.send(
+                other,
+                "POST",
+                &format!("{NS}/events/{id}"),
+                Some(json!({"title": format!("Same title, round {round}")})),
+            );
+            assert_eq!(r.status, 200, "update on the other node: {}", r.describe());
+            last = seq_of(&r);
+        }
+    }
+    let r = admin.send(
+        &a,
+        "POST",
+        &format!("{NS}/events"),
+        Some(event_body(
+            "Cuarteto",
+            json!({"translation_language": "es", "translation_of": event}),
+        )),
+    );
+    assert_eq!(r.status, 201, "{}", r.describe());
+    let r = admin.send(
+        &b,
+        "DELETE",
+        &format!("{NS}/categories/{category}?force=true"),
+        None,
+    );
+    assert_eq!(r.status, 200, "{}", r.describe());
+    let r = admin.send(&a, "DELETE", &format!("{NS}/events/{event}"), None);
+    assert_eq!(r.status, 200, "{}", r.describe());
+    last = last.max(seq_of(&r));
+
+    // Slugs drawn on either node never collide: the log serializes the writers.
+    let slugs = get_at(&b, &format!("{NS}/events?search=same&per_page=50"), last).json();
+    let mut seen: Vec<&str> = slugs["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["slug"].as_str().unwrap())
+        .collect();
+    assert_eq!(seen.len(), 6, "{slugs}");
+    seen.sort();
+    seen.dedup();
+    assert_eq!(seen.len(), 6, "unique slugs: {seen:?}");
+
+    await_position(&a, last);
+    await_position(&b, last);
+    stop(a);
+    stop(b);
+    let (a_export, b_export) = (export(&a_dir), export(&b_dir));
+    assert!(a_export.lines().count() > 10, "{a_export}");
+    assert_eq!(a_export, b_export, "both replicas hold the same calendar");
+}
+
+#[test]
+fn a_node_started_on_an_empty_directory_joins_from_the_snapshot() {
+    let pg = Postgres::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let [a_dir, c_dir] = <[PathBuf; 2]>::try_from(dirs(&tmp, &["a", "c"])).unwrap();
+    let a = node(&pg, &a_dir);
+    let admin = Admin::of(&a);
+    let mut last = 0;
+    for title in ["First light", "Second wind", "Third time"] {
+        let r = admin.send(
+            &a,
+            "POST",
+            &format!("{NS}/events"),
+            Some(event_body(title, json!({}))),
+        );
+        assert_eq!(r.status, 201, "{}", r.describe());
+        last = seq_of(&r);
+    }
+    let c = node(&pg, &c_dir);
+    assert_eq!(
+        position(&c),
+        last,
+        "the snapshot is copied at the log's head"
+    );
+    let list = c.get(&format!("{NS}/events?search=wind"));
+    assert_eq!(list.json()["total"], json!(1), "{}", list.describe());
+    // ... and then follows the log like any node.
+    let r = admin.send(
+        &a,
+        "POST",
+        &format!("{NS}/events"),
+        Some(event_body("Fourth wall", json!({}))),
+    );
+    let r = get_at(&c, &format!("{NS}/events?search=wall"), seq_of(&r));
+    assert_eq!(r.json()["total"], json!(1), "{}", r.describe());
+    // Writes through the new node work with the shared credentials.
+    let r = admin.send(
+        &c,
+        "POST",
+        &format!("{NS}/tags?hide_empty=false"),
+        Some(json!({"name": "joined"})),
+    );
+    assert_eq!(r.status, 201, "{}", r.describe());
+}
+
+#[test]
+fn without_postgresql_writes_answer_503_and_change_nothing_and_reads_go_on() {
+    let pg = Postgres::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let a = node(&pg, &tmp.path().join("a"));
+    let admin = Admin::of(&a);
+    let r = admin.send(
+        &a,
+        "POST",
+        &format!("{NS}/tags?hide_empty=false"),
+        Some(json!({"name": "before"})),
+    );
+    assert_eq!(r.status, 201, "{}", r.describe());
+    let before = a.get(&format!("{NS}/tags?hide_empty=false")).json();
+
+    pg.stop();
+    let r = admin.send(
+        &a,
+        "POST",
+        &format!("{NS}/tags?hide_empty=false"),
+        Some(json!({"name": "during"})),
+    );
+    let v = assert_error(&r, 503, "rest_cluster_unavailable");
+    assert_eq!(v["data"]["retry_after"], json!(1));
+    assert_eq!(r.header("retry-after"), Some("1"));
+    // Reads are answered from the local replica, unchanged.
+    let during = a.get(&format!("{NS}/tags?hide_empty=false"));
+    assert_eq!(during.status, 200);
+    assert_eq!(during.json(), before);
+
+    pg.start_again();
+    // The node reconnects by itself.
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let r = loop {
+        let r = admin.send(
+            &a,
+            "POST",
+            &format!("{NS}/tags?hide_empty=false"),
+            Some(json!({"name": "after"})),
+        );
+        if r.status != 503 || Instant::now() > deadline {
+            break r;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    assert_eq!(r.status, 201, "{}", r.describe());
+    let names: Vec<String> = a.get(&format!("{NS}/tags?hide_empty=false")).json()["tags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect();
+    assert!(names.contains(&"after".to_string()), "{names:?}");
+    assert!(!names.contains(&"during".to_string()), "{names:?}");
+}
+
+#[test]
+fn users_added_through_the_cluster_log_can_sign_in_on_every_running_node() {
+    let pg = Postgres::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let a = node(&pg, &tmp.path().join("a"));
+    let b = node(&pg, &tmp.path().join("b"));
+    let out = almanac([
+        "user",
+        "add",
+        "rita",
+        "--role",
+        "editor",
+        "--password",
+        "rita-pass-123",
+        "--cluster",
+        &pg.url(),
+    ])
+    .run();
+    assert_eq!(out.code, Some(0), "{}", out.describe());
+    let listed = almanac(["user", "list", "--cluster", &pg.url()]).run();
+    assert!(
+        listed.stdout.contains("rita\teditor"),
+        "{}",
+        listed.describe()
+    );
+    for srv in [&a, &b] {
+        let r = within_seconds(5, || {
+            srv.req("POST", &format!("{NS}/tags"))
+                .auth("rita", "rita-pass-123")
+                .json_body(&json!({"name": format!("by rita on {}", srv.base)}))
+                .send()
+        });
+        assert_eq!(r.status, 201, "{}", r.describe());
+    }
+    let out = almanac([
+        "user",
+        "set-password",
+        "rita",
+        "--password",
+        "rita-new-456",
+        "--cluster",
+        &pg.url(),
+    ])
+    .run();
+    assert_eq!(out.code, Some(0), "{}", out.describe());
+    let r = within_seconds(5, || {
+        b.req("POST", &format!("{NS}/tags"))
+            .auth("rita", "rita-new-456")
+            .json_body(&json!({"name": "new password"}))
+            .send()
+    });
+    assert_eq!(r.status, 201, "{}", r.describe());
+}
+
+/// The first answer of `send` that is not a 401, trying for up to `seconds` (replication of
+/// a user written elsewhere).
+fn within_seconds(seconds: u64, send: impl Fn() -> Resp) -> Resp {
+    let deadline = Instant::now() + Duration::from_secs(seconds);
+    loop {
+        let r = send();
+        if r.status != 401 || Instant::now() > deadline {
+            return r;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_node_killed_during_concurrent_writes_catches_up_with_every_acknowledged_write() {
+    let pg = Postgres::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let [a_dir, b_dir] = <[PathBuf; 2]>::try_from(dirs(&tmp, &["a", "b"])).unwrap();
+    let a = node(&pg, &a_dir);
+    let admin = Admin::of(&a);
+    let b = node(&pg, &b_dir);
+    let acknowledged = std::sync::Mutex::new(Vec::<String>::new());
+    std::thread::scope(|scope| {
+        for (n, srv) in [(0, &a), (1, &b)] {
+            let (admin, acknowledged) = (&admin, &acknowledged);
+            scope.spawn(move || {
+                // Plain requests: the killed node's connections fail, and that is no
+                // acknowledgement.
+                let client = reqwest::blocking::Client::new();
+                for i in 0..40 {
+                    let name = format!("w{n}x{i}");
+                    let sent = client
+                        .post(format!("{}{NS}/tags", srv.base))
+                        .basic_auth("admin", Some(&admin.0))
+                        .header("content-type", "application/json")
+                        .body(json!({"name": name}).to_string())
+                        .send();
+                    if sent.is_ok_and(|r| r.status().as_u16() == 201) {
+                        acknowledged.lock().unwrap().push(name);
+                    }
+                }
+            });
+        }
+        std::thread::sleep(Duration::from_millis(300));
+        a.signal("KILL");
+    });
+    let acknowledged = acknowledged.into_inner().unwrap();
+    assert!(
+        acknowledged.len() >= 40,
+        "{} acknowledged",
+        acknowledged.len()
+    );
+    drop(a);
+    let a = node(&pg, &a_dir);
+    let head = position(&b).max(position(&a));
+    await_position(&a, head);
+    await_position(&b, head);
+    for srv in [&a, &b] {
+        let mut names: Vec<String> = Vec::new();
+        for page in 1..=2 {
+            let list = srv.get(&format!(
+                "{NS}/tags?hide_empty=false&per_page=50&page={page}"
+            ));
+            for tag in list.json()["tags"].as_array().unwrap() {
+                names.push(tag["name"].as_str().unwrap().to_string());
+            }
+        }
+        for name in &acknowledged {
+            assert_eq!(
+                names.iter().filter(|n| *n == name).count(),
+                1,
+                "{name} once on {}",
+                srv.base
+            );
+        }
+    }
+    stop(a);
+    stop(b);
+    assert_eq!(export(&a_dir), export(&b_dir));
+}
