@@ -107,6 +107,22 @@ enum Command {
         #[command(subcommand)]
         command: UserCommand,
     },
+    /// Look after a cluster of nodes on PostgreSQL.
+    Cluster {
+        #[command(subcommand)]
+        command: ClusterCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum ClusterCommand {
+    /// The log's head, and each node's applied position, lag and when it last reported:
+    /// tab-separated, one node per line after the head.
+    Status {
+        /// The PostgreSQL database holding the cluster's log (a connection string).
+        #[arg(long, env = "ALMANAC_CLUSTER_URL")]
+        cluster: String,
+    },
 }
 
 #[derive(Args)]
@@ -238,6 +254,9 @@ fn run(command: Command) -> Result<(), Exit> {
             cluster,
         }),
         Command::User { command } => run_user(command),
+        Command::Cluster {
+            command: ClusterCommand::Status { cluster },
+        } => cluster_status(&cluster),
         Command::Reindex { data_dir } => reindex(&data_dir.data_dir),
         Command::Import {
             file,
@@ -313,6 +332,22 @@ fn run_user(command: UserCommand) -> Result<(), Exit> {
             Ok(())
         }
     }
+}
+
+fn cluster_status(url: &str) -> Result<(), Exit> {
+    let (head, nodes) = crate::cluster::status(url)
+        .map_err(|e| Exit::new(1, format!("cannot read the cluster's status: {e}")))?;
+    println!("log head\t{head}");
+    for node in nodes {
+        println!(
+            "{}\tapplied {}\tlag {}\tseen {} s ago",
+            node.node,
+            node.applied,
+            head.saturating_sub(node.applied),
+            node.seen_seconds_ago
+        );
+    }
+    Ok(())
 }
 
 /// Where the `user` commands find users: the data directory (held locked while the command

@@ -73,7 +73,7 @@ pub fn serve(options: ServeOptions) -> Result<(), Exit> {
     let store = Store::open(&store_path).map_err(|e| Exit::new(1, e))?;
     let store = Arc::new(store);
     if let Some(url) = &options.cluster {
-        join_cluster(&store, url, &options.listen.to_string())?;
+        join_cluster(&store, url, &node_name(&options.data_dir))?;
     }
     if options.demo {
         load_demo(&store)?;
@@ -96,7 +96,7 @@ pub fn serve(options: ServeOptions) -> Result<(), Exit> {
     let follower = options
         .cluster
         .as_deref()
-        .map(|url| Follower::start(url, store.clone()));
+        .map(|url| Follower::start(url, &node_name(&options.data_dir), store.clone()));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -225,6 +225,23 @@ fn join_cluster(store: &Store, url: &str, node: &str) -> Result<(), Exit> {
         }
     }
     store.attach_log(Arc::new(log)).map_err(|e| Exit::new(1, e))
+}
+
+/// How this node names itself in the log and in `cluster status`: the host and the data
+/// directory, which together tell one node from another.
+fn node_name(data_dir: &std::path::Path) -> String {
+    let mut host = [0u8; 256];
+    // SAFETY: the buffer is valid for its whole length; gethostname NUL-terminates within it
+    // or truncates, and the length is taken up to the first NUL.
+    let named = unsafe { libc::gethostname(host.as_mut_ptr().cast(), host.len()) } == 0;
+    let host = if named {
+        let end = host.iter().position(|b| *b == 0).unwrap_or(host.len());
+        String::from_utf8_lossy(&host[..end]).into_owned()
+    } else {
+        "localhost".to_string()
+    };
+    let dir = std::fs::canonicalize(data_dir).unwrap_or_else(|_| data_dir.to_path_buf());
+    format!("{host}:{}", dir.display())
 }
 
 fn store_holds_data(store: &Store) -> Result<bool, Exit> {

@@ -265,6 +265,31 @@ fn a_node_started_on_an_empty_directory_joins_from_the_snapshot() {
         last,
         "the snapshot is copied at the log's head"
     );
+    // Each node reports where it is: /healthz, and `cluster status` for the operator.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let health = loop {
+        let health = c.get("/healthz").json();
+        if health["log_head"] == json!(last) || Instant::now() > deadline {
+            break health;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(health["log_head"], json!(last), "{health}");
+    assert_eq!(health["lag"], json!(0), "{health}");
+    let status = almanac(["cluster", "status", "--cluster", &pg.url()]).run();
+    assert_eq!(status.code, Some(0), "{}", status.describe());
+    let lines: Vec<&str> = status.stdout.lines().collect();
+    assert_eq!(lines[0], format!("log head\t{last}"), "{}", status.stdout);
+    for dir in [&a_dir, &c_dir] {
+        let dir = std::fs::canonicalize(dir).unwrap();
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.contains(&format!(":{}\t", dir.display()))),
+            "{dir:?} in {}",
+            status.stdout
+        );
+    }
     let list = c.get(&format!("{NS}/events?search=wind"));
     assert_eq!(list.json()["total"], json!(1), "{}", list.describe());
     // ... and then follows the log like any node.

@@ -48,6 +48,11 @@ CREATE TABLE IF NOT EXISTS almanac_snapshot (
     row_key text PRIMARY KEY,
     change bytea NOT NULL
 );
+CREATE TABLE IF NOT EXISTS almanac_nodes (
+    node text PRIMARY KEY,
+    applied bigint NOT NULL,
+    seen timestamptz NOT NULL
+);
 INSERT INTO almanac_meta (key, value) VALUES ('head', 0) ON CONFLICT DO NOTHING;
 ";
 
@@ -321,6 +326,38 @@ impl Drop for UsersReplica {
     }
 }
 
+/// What `almanac cluster status` shows of one node.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeStatus {
+    pub node: String,
+    pub applied: u64,
+    /// Seconds since the node last reported.
+    pub seen_seconds_ago: u64,
+}
+
+/// The log's head and every node that has reported, by name.
+pub fn status(url: &str) -> Result<(u64, Vec<NodeStatus>), ClusterError> {
+    let mut client = connect(url)?;
+    migrate(&mut client)?;
+    let head: i64 = client
+        .query_one("SELECT value FROM almanac_meta WHERE key = 'head'", &[])?
+        .get(0);
+    let nodes = client
+        .query(
+            "SELECT node, applied, extract(epoch FROM now() - seen)::bigint \
+             FROM almanac_nodes ORDER BY node",
+            &[],
+        )?
+        .into_iter()
+        .map(|row| NodeStatus {
+            node: row.get(0),
+            applied: row.get::<_, i64>(1) as u64,
+            seen_seconds_ago: row.get::<_, i64>(2).max(0) as u64,
+        })
+        .collect();
+    Ok((head as u64, nodes))
+}
+
 /// Keeps a node's replica current with the log, on a thread of its own.
 pub struct Follower {
     stop: Arc<AtomicBool>,
@@ -328,13 +365,14 @@ pub struct Follower {
 }
 
 impl Follower {
-    pub fn start(url: &str, store: Arc<Store>) -> Follower {
+    /// Follows the log at `url` into `store`, reporting as `node`.
+    pub fn start(url: &str, node: &str, store: Arc<Store>) -> Follower {
         let stop = Arc::new(AtomicBool::new(false));
         let thread = {
-            let (url, stop) = (url.to_string(), stop.clone());
+            let (url, node, stop) = (url.to_string(), node.to_string(), stop.clone());
             std::thread::Builder::new()
                 .name("follower".into())
-                .spawn(move || follow(&url, &store, &stop))
+                .spawn(move || follow(&url, &node, &store, &stop))
                 .expect("spawning the follower thread")
         };
         Follower {
@@ -354,10 +392,10 @@ impl Drop for Follower {
 }
 
 /// Reconnects (with a growing pause, up to 5 s) whenever the connection is lost.
-fn follow(url: &str, store: &Store, stop: &AtomicBool) {
+fn follow(url: &str, node: &str, store: &Store, stop: &AtomicBool) {
     let mut pause = Duration::from_millis(100);
     while !stop.load(Ordering::SeqCst) {
-        match follow_connected(url, store, stop) {
+        match follow_connected(url, node, store, stop) {
             Ok(()) => return,
             Err(e) => {
                 tracing::warn!(error = %e, "following the cluster log failed; reconnecting");
@@ -368,10 +406,25 @@ fn follow(url: &str, store: &Store, stop: &AtomicBool) {
     }
 }
 
-fn follow_connected(url: &str, store: &Store, stop: &AtomicBool) -> Result<(), ClusterError> {
+fn follow_connected(
+    url: &str,
+    node: &str,
+    store: &Store,
+    stop: &AtomicBool,
+) -> Result<(), ClusterError> {
     let mut client = connect(url)?;
     client.batch_execute(&format!("LISTEN {CHANNEL}"))?;
     while !stop.load(Ordering::SeqCst) {
+        // Where the log is, and where this node is (for `cluster status` and `/healthz`).
+        let head: i64 = client
+            .query_one("SELECT value FROM almanac_meta WHERE key = 'head'", &[])?
+            .get(0);
+        store.note_log_head(head as u64);
+        client.execute(
+            "INSERT INTO almanac_nodes (node, applied, seen) VALUES ($1, $2, now()) \
+             ON CONFLICT (node) DO UPDATE SET applied = EXCLUDED.applied, seen = now()",
+            &[&node, &(store.cluster_applied()? as i64)],
+        )?;
         let rows = client.query(
             "SELECT seq, changes FROM almanac_log WHERE seq > $1 ORDER BY seq LIMIT $2",
             &[&(store.cluster_applied()? as i64), &BATCH],

@@ -232,14 +232,19 @@ where
     let (route_index, values) = match target {
         Target::Healthz => {
             return match method {
-                Method::GET | Method::HEAD => finish.success(
-                    ApiResponse::ok(json!({
+                Method::GET | Method::HEAD => {
+                    let position = state.store.position();
+                    let mut health = json!({
                         "status": "ok",
                         "version": crate::VERSION,
-                        "position": state.store.position(),
-                    })),
-                    Some("no-store"),
-                ),
+                        "position": position,
+                    });
+                    if let Some(head) = state.store.log_head() {
+                        health["log_head"] = json!(head);
+                        health["lag"] = json!(head.saturating_sub(position));
+                    }
+                    finish.success(ApiResponse::ok(health), Some("no-store"))
+                }
                 _ => finish.error(&ApiError::no_route()),
             };
         }

@@ -110,6 +110,8 @@ pub struct Store {
     log: std::sync::RwLock<Option<std::sync::Arc<dyn ClusterLog>>>,
     /// Counts the applied log entries that changed users (see [`Store::users_generation`]).
     users_generation: std::sync::atomic::AtomicU64,
+    /// Cluster mode: the log's head when last seen (see [`Store::log_head`]).
+    log_head: std::sync::atomic::AtomicU64,
 }
 
 /// Counts one write in progress for as long as it lives (errors and panics included).
@@ -182,6 +184,7 @@ impl Store {
             position: std::sync::atomic::AtomicU64::new(0),
             log: std::sync::RwLock::new(None),
             users_generation: std::sync::atomic::AtomicU64::new(0),
+            log_head: std::sync::atomic::AtomicU64::new(0),
         };
         store.write(|tx| {
             let meta = tx.meta_mut()?;
@@ -268,6 +271,23 @@ impl Store {
     pub fn users_generation(&self) -> u64 {
         self.users_generation
             .load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Cluster mode: the log's head as last seen by this node (`None` on a single node). The
+    /// gap to [`Store::position`] is this node's replication lag.
+    pub fn log_head(&self) -> Option<u64> {
+        let attached = self.log.read().expect("cluster log lock").is_some();
+        attached.then(|| {
+            self.log_head
+                .load(std::sync::atomic::Ordering::SeqCst)
+                .max(self.position())
+        })
+    }
+
+    /// Records the log's head as seen by the follower.
+    pub fn note_log_head(&self, head: u64) {
+        self.log_head
+            .fetch_max(head, std::sync::atomic::Ordering::SeqCst);
     }
 
     /// The last cluster log entry this data directory holds (0: none).
