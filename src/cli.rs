@@ -116,6 +116,15 @@ enum Command {
 
 #[derive(Subcommand)]
 enum ClusterCommand {
+    /// Upload this data directory's calendar into an empty cluster; the data directory can
+    /// then serve as its first node.
+    Init {
+        #[command(flatten)]
+        data_dir: DataDirArg,
+        /// The PostgreSQL database that will hold the cluster's log (a connection string).
+        #[arg(long, env = "ALMANAC_CLUSTER_URL")]
+        cluster: String,
+    },
     /// The log's head, and each node's applied position, lag and when it last reported:
     /// tab-separated, one node per line after the head.
     Status {
@@ -257,6 +266,15 @@ fn run(command: Command) -> Result<(), Exit> {
         Command::Cluster {
             command: ClusterCommand::Status { cluster },
         } => cluster_status(&cluster),
+        Command::Cluster {
+            command: ClusterCommand::Init { data_dir, cluster },
+        } => {
+            let (_dir, store) = open_store(&data_dir.data_dir, false)?;
+            crate::cluster::initialize(&cluster, "almanac cluster init", &store)
+                .map_err(|e| Exit::new(1, format!("cannot initialize the cluster: {e}")))?;
+            println!("the cluster now holds this calendar (log position 1)");
+            Ok(())
+        }
         Command::Reindex { data_dir } => reindex(&data_dir.data_dir),
         Command::Import {
             file,

@@ -501,3 +501,91 @@ fn a_node_killed_during_concurrent_writes_catches_up_with_every_acknowledged_wri
     stop(b);
     assert_eq!(export(&a_dir), export(&b_dir));
 }
+
+#[test]
+fn cluster_init_moves_a_single_node_calendar_into_the_cluster() {
+    let pg = Postgres::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let [single_dir, b_dir] = <[PathBuf; 2]>::try_from(dirs(&tmp, &["single", "b"])).unwrap();
+    let generated = almanac(["generate", "--events", "60", "--data-dir"])
+        .arg(single_dir.to_str().unwrap())
+        .run();
+    assert_eq!(generated.code, Some(0), "{}", generated.describe());
+    let out = almanac([
+        "user",
+        "add",
+        "ana",
+        "--role",
+        "editor",
+        "--password",
+        "ana-pass-123",
+        "--data-dir",
+    ])
+    .arg(single_dir.to_str().unwrap())
+    .run();
+    assert_eq!(out.code, Some(0), "{}", out.describe());
+    let before = export(&single_dir);
+
+    // A node refuses a data directory the cluster does not know.
+    let refused = Server::launch(
+        almanac([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--cluster",
+            &pg.url(),
+            "--data-dir",
+        ])
+        .arg(single_dir.to_str().unwrap()),
+        None,
+    );
+    assert!(refused.is_err(), "a foreign calendar is refused");
+
+    let out = almanac(["cluster", "init", "--cluster", &pg.url(), "--data-dir"])
+        .arg(single_dir.to_str().unwrap())
+        .run();
+    assert_eq!(out.code, Some(0), "{}", out.describe());
+    // Only once.
+    let again = almanac(["cluster", "init", "--cluster", &pg.url(), "--data-dir"])
+        .arg(single_dir.to_str().unwrap())
+        .run();
+    assert_eq!(again.code, Some(1), "{}", again.describe());
+
+    let a = node(&pg, &single_dir);
+    let b = node(&pg, &b_dir);
+    assert!(
+        b.initial_admin_password.is_none(),
+        "the calendar's users came along"
+    );
+    let r = b
+        .req("POST", &format!("{NS}/tags"))
+        .auth("ana", "ana-pass-123")
+        .json_body(&json!({"name": "moved in"}))
+        .send();
+    assert_eq!(r.status, 201, "{}", r.describe());
+    let seq = seq_of(&r);
+    let found = get_at(&a, &format!("{NS}/tags?hide_empty=false&search=moved"), seq);
+    assert_eq!(
+        found.json()["tags"].as_array().unwrap().len(),
+        1,
+        "{}",
+        found.describe()
+    );
+    let r = b
+        .req(
+            "DELETE",
+            &format!("{NS}/tags/{}?force=true", r.json()["id"]),
+        )
+        .auth("ana", "ana-pass-123")
+        .send();
+    assert_eq!(r.status, 200, "{}", r.describe());
+    await_position(&a, seq_of(&r));
+    stop(a);
+    stop(b);
+    assert_eq!(
+        export(&b_dir),
+        before,
+        "the new node serves the single node's calendar"
+    );
+    assert_eq!(export(&single_dir), before);
+}

@@ -68,6 +68,8 @@ pub enum ClusterError {
     Codec(#[from] codec::CodecError),
     #[error(transparent)]
     Store(#[from] crate::store::StoreError),
+    #[error("the cluster already holds {head} writes; cluster init needs an empty one")]
+    NotEmpty { head: u64 },
 }
 
 fn connect(url: &str) -> Result<Client, ClusterError> {
@@ -169,6 +171,57 @@ impl PgLog {
         tx.commit()?;
         Ok((head as u64, changes))
     }
+}
+
+/// Snapshot rows inserted per statement by [`initialize`].
+const INIT_BATCH: usize = 1000;
+
+/// `almanac cluster init`: uploads a single-node calendar into an empty cluster. Its rows become
+/// the snapshot, the log starts with one empty entry (seq 1) that stands for them, and the data
+/// directory is marked as holding it, so that it can serve as the first node at once; other
+/// nodes copy the snapshot. Refused when the cluster already holds writes.
+pub fn initialize(url: &str, node: &str, store: &Store) -> Result<u64, ClusterError> {
+    let mut client = connect(url)?;
+    migrate(&mut client)?;
+    let mut tx = client.transaction()?;
+    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&WRITERS_LOCK])?;
+    let head: i64 = tx
+        .query_one("SELECT value FROM almanac_meta WHERE key = 'head'", &[])?
+        .get(0);
+    if head != 0 {
+        return Err(ClusterError::NotEmpty { head: head as u64 });
+    }
+    let insert = |tx: &mut postgres::Transaction, rows: &mut Vec<Change>| {
+        let keys: Vec<String> = rows.iter().map(Change::row).collect();
+        let values: Vec<Vec<u8>> = rows.iter().map(codec::encode).collect();
+        rows.clear();
+        tx.execute(
+            "INSERT INTO almanac_snapshot (row_key, change) \
+             SELECT * FROM unnest($1::text[], $2::bytea[])",
+            &[&keys, &values],
+        )
+    };
+    let mut batch = Vec::with_capacity(INIT_BATCH);
+    let rx = store.read()?;
+    rx.for_each_row(|change| {
+        batch.push(change);
+        if batch.len() == INIT_BATCH {
+            insert(&mut tx, &mut batch)?;
+        }
+        Ok::<(), ClusterError>(())
+    })?;
+    insert(&mut tx, &mut batch)?;
+    tx.execute(
+        "INSERT INTO almanac_log (seq, node, changes) VALUES (1, $1, $2)",
+        &[&node, &codec::encode(&Vec::<Change>::new())],
+    )?;
+    tx.execute("UPDATE almanac_meta SET value = 1 WHERE key = 'head'", &[])?;
+    tx.commit()?;
+    store.apply_entries(&[LogEntry {
+        seq: 1,
+        changes: Vec::new(),
+    }])?;
+    Ok(1)
 }
 
 impl ClusterLog for PgLog {

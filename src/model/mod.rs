@@ -80,6 +80,11 @@ impl Kind {
             Kind::Tag => "tag",
         }
     }
+
+    /// The kind of a [`Kind::name`].
+    pub fn from_name(name: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|k| k.name() == name)
+    }
 }
 
 /// The ID sequences of the store (common.md §9.2). Image records also draw from `Posts`.

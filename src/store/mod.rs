@@ -1052,6 +1052,93 @@ impl ReadTx {
     }
 
     /// Visits every record of a kind in ID order without holding them all in memory.
+    /// Every row of the canonical tables as the change that would create it (the outbox and
+    /// the local positions aside): what a cluster's snapshot holds of this calendar.
+    pub fn for_each_row<E: From<StoreError>>(
+        &self,
+        mut f: impl FnMut(Change) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let meta = self.txn.open_table(META).map_err(StoreError::from)?;
+        for sequence in [Sequence::Posts, Sequence::Terms, Sequence::Users] {
+            if let Some(value) = meta.get(sequence.key()).map_err(StoreError::from)? {
+                f(Change::Sequence {
+                    key: sequence.key().to_string(),
+                    value: value.value(),
+                })?;
+            }
+        }
+        for entry in self.users()?.iter().map_err(StoreError::from)? {
+            let (id, value) = entry.map_err(StoreError::from)?;
+            f(Change::User {
+                id: id.value(),
+                value: Some(value.value().to_vec()),
+            })?;
+        }
+        let names = self.txn.open_table(USER_NAMES).map_err(StoreError::from)?;
+        for entry in names.iter().map_err(StoreError::from)? {
+            let (name, id) = entry.map_err(StoreError::from)?;
+            f(Change::UserName {
+                name: name.value().to_string(),
+                id: Some(id.value()),
+            })?;
+        }
+        for kind in Kind::ALL {
+            for entry in self.records(kind)?.iter().map_err(StoreError::from)? {
+                let (id, value) = entry.map_err(StoreError::from)?;
+                f(Change::Record {
+                    kind,
+                    id: id.value(),
+                    value: Some(value.value().to_vec()),
+                })?;
+            }
+        }
+        for entry in self.slugs()?.iter().map_err(StoreError::from)? {
+            let (key, id) = entry.map_err(StoreError::from)?;
+            let (kind, language, slug) = key.value();
+            let (Some(kind), Some(language)) =
+                (Kind::from_name(kind), Language::from_code(language))
+            else {
+                continue;
+            };
+            f(Change::Slug {
+                kind,
+                language,
+                slug: slug.to_string(),
+                id: Some(id.value()),
+            })?;
+        }
+        for entry in self.images()?.iter().map_err(StoreError::from)? {
+            let (id, value) = entry.map_err(StoreError::from)?;
+            f(Change::Image {
+                id: id.value(),
+                value: value.value().to_vec(),
+            })?;
+        }
+        for entry in self.image_urls()?.iter().map_err(StoreError::from)? {
+            let (url, id) = entry.map_err(StoreError::from)?;
+            f(Change::ImageUrl {
+                url: url.value().to_string(),
+                id: id.value(),
+            })?;
+        }
+        for entry in self.groups()?.iter().map_err(StoreError::from)? {
+            let (key, id) = entry.map_err(StoreError::from)?;
+            let (kind, group, language) = key.value();
+            let (Some(kind), Some(language)) =
+                (Kind::from_name(kind), Language::from_code(language))
+            else {
+                continue;
+            };
+            f(Change::Group {
+                kind,
+                group,
+                language,
+                id: Some(id.value()),
+            })?;
+        }
+        Ok(())
+    }
+
     pub fn for_each<T: DeserializeOwned, E: From<StoreError>>(
         &self,
         kind: Kind,
