@@ -125,6 +125,16 @@ enum ClusterCommand {
         #[arg(long, env = "ALMANAC_CLUSTER_URL")]
         cluster: String,
     },
+    /// Drop log entries older than a duration (the head is always kept); nodes further behind
+    /// copy the snapshot when they come back.
+    Prune {
+        /// How much of the log to keep: a number and a unit, `s`, `m`, `h` or `d` (`7d`).
+        #[arg(long, value_parser = parse_duration)]
+        keep: std::time::Duration,
+        /// The PostgreSQL database holding the cluster's log (a connection string).
+        #[arg(long, env = "ALMANAC_CLUSTER_URL")]
+        cluster: String,
+    },
     /// The log's head, and each node's applied position, lag and when it last reported:
     /// tab-separated, one node per line after the head.
     Status {
@@ -267,6 +277,14 @@ fn run(command: Command) -> Result<(), Exit> {
             command: ClusterCommand::Status { cluster },
         } => cluster_status(&cluster),
         Command::Cluster {
+            command: ClusterCommand::Prune { keep, cluster },
+        } => {
+            let dropped = crate::cluster::prune(&cluster, keep)
+                .map_err(|e| Exit::new(1, format!("cannot prune the cluster log: {e}")))?;
+            println!("dropped {dropped} log entries");
+            Ok(())
+        }
+        Command::Cluster {
             command: ClusterCommand::Init { data_dir, cluster },
         } => {
             let (_dir, store) = open_store(&data_dir.data_dir, false)?;
@@ -350,6 +368,27 @@ fn run_user(command: UserCommand) -> Result<(), Exit> {
             Ok(())
         }
     }
+}
+
+/// `30s`, `15m`, `12h`, `7d`.
+fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let number: u64 = number
+        .parse()
+        .map_err(|_| format!("{text:?} is not a duration such as 7d, 12h, 30m or 45s"))?;
+    let seconds = match unit {
+        "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86_400,
+        _ => return Err(format!("{text:?}: the unit is s, m, h or d")),
+    };
+    Ok(std::time::Duration::from_secs(
+        number.saturating_mul(seconds),
+    ))
 }
 
 fn cluster_status(url: &str) -> Result<(), Exit> {

@@ -589,3 +589,104 @@ fn cluster_init_moves_a_single_node_calendar_into_the_cluster() {
     );
     assert_eq!(export(&single_dir), before);
 }
+
+#[test]
+fn a_node_behind_the_pruned_log_copies_the_snapshot_again() {
+    let pg = Postgres::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let [a_dir, b_dir] = <[PathBuf; 2]>::try_from(dirs(&tmp, &["a", "b"])).unwrap();
+    let a = node(&pg, &a_dir);
+    let admin = Admin::of(&a);
+    let b = node(&pg, &b_dir);
+    let r = admin.send(
+        &a,
+        "POST",
+        &format!("{NS}/tags"),
+        Some(json!({"name": "kept"})),
+    );
+    let doomed = r.json()["id"].as_u64().unwrap();
+    await_position(&b, seq_of(&r));
+    stop(b);
+    // While B is away: a delete (which B must learn of), new writes, then a prune of all but
+    // the head.
+    let r = admin.send(
+        &a,
+        "DELETE",
+        &format!("{NS}/tags/{doomed}?force=true"),
+        None,
+    );
+    assert_eq!(r.status, 200, "{}", r.describe());
+    let mut last = 0;
+    for name in ["one", "two", "three"] {
+        let r = admin.send(
+            &a,
+            "POST",
+            &format!("{NS}/tags"),
+            Some(json!({"name": name})),
+        );
+        last = seq_of(&r);
+    }
+    let out = almanac(["cluster", "prune", "--keep", "0s", "--cluster", &pg.url()]).run();
+    assert_eq!(out.code, Some(0), "{}", out.describe());
+    assert!(out.stdout.starts_with("dropped "), "{}", out.stdout);
+    let bad = almanac(["cluster", "prune", "--keep", "soon", "--cluster", &pg.url()]).run();
+    assert_eq!(bad.code, Some(2), "{}", bad.describe());
+
+    let b = node(&pg, &b_dir);
+    await_position(&b, last);
+    let names: Vec<String> = b.get(&format!("{NS}/tags?hide_empty=false")).json()["tags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(names.len(), 3, "{names:?}");
+    assert!(!names.contains(&"kept".to_string()), "{names:?}");
+    // And B writes again.
+    let r = admin.send(
+        &b,
+        "POST",
+        &format!("{NS}/tags"),
+        Some(json!({"name": "four"})),
+    );
+    assert_eq!(r.status, 201, "{}", r.describe());
+    await_position(&a, seq_of(&r));
+    stop(a);
+    stop(b);
+    assert_eq!(export(&a_dir), export(&b_dir));
+}
+
+#[test]
+fn a_node_whose_replica_is_ahead_of_the_log_refuses_writes_and_says_so() {
+    let (pg, lost) = (Postgres::start(), Postgres::start());
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("a");
+    let a = node(&pg, &dir);
+    let admin = Admin::of(&a);
+    let r = admin.send(
+        &a,
+        "POST",
+        &format!("{NS}/tags"),
+        Some(json!({"name": "written"})),
+    );
+    assert_eq!(r.status, 201, "{}", r.describe());
+    stop(a);
+    // The same node on a log that never saw its writes (a database restored from an older
+    // backup, say).
+    let a = node(&lost, &dir);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while a.get("/healthz").json()["status"] != "diverged" {
+        assert!(Instant::now() < deadline, "{}", a.get("/healthz").text());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let r = admin.send(
+        &a,
+        "POST",
+        &format!("{NS}/tags"),
+        Some(json!({"name": "forked"})),
+    );
+    assert_error(&r, 503, "rest_cluster_unavailable");
+    // Reads go on from the replica.
+    let tags = a.get(&format!("{NS}/tags?hide_empty=false")).json();
+    assert_eq!(tags["tags"][0]["name"], "written", "{tags}");
+}

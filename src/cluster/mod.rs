@@ -150,27 +150,31 @@ impl PgLog {
         let mut guard = self
             .client()
             .map_err(|e| ClusterError::Store(crate::store::StoreError::ClusterUnavailable(e)))?;
-        let client = guard.as_mut().expect("connected above");
-        let mut tx = client
-            .build_transaction()
-            .isolation_level(postgres::IsolationLevel::RepeatableRead)
-            .read_only(true)
-            .start()?;
-        let head: i64 = tx
-            .query_one("SELECT value FROM almanac_meta WHERE key = 'head'", &[])?
-            .get(0);
-        let mut changes = Vec::new();
-        let rows = tx.query(
-            &format!("SELECT change FROM almanac_snapshot WHERE {condition}"),
-            &[],
-        )?;
-        for row in rows {
-            let bytes: Vec<u8> = row.get(0);
-            changes.push(codec::decode(&bytes)?);
-        }
-        tx.commit()?;
-        Ok((head as u64, changes))
+        snapshot_with(guard.as_mut().expect("connected above"), condition)
     }
+}
+
+/// The snapshot rows of `condition` (on `row_key`) at one consistent log position.
+fn snapshot_with(client: &mut Client, condition: &str) -> Result<(u64, Vec<Change>), ClusterError> {
+    let mut tx = client
+        .build_transaction()
+        .isolation_level(postgres::IsolationLevel::RepeatableRead)
+        .read_only(true)
+        .start()?;
+    let head: i64 = tx
+        .query_one("SELECT value FROM almanac_meta WHERE key = 'head'", &[])?
+        .get(0);
+    let mut changes = Vec::new();
+    let rows = tx.query(
+        &format!("SELECT change FROM almanac_snapshot WHERE {condition}"),
+        &[],
+    )?;
+    for row in rows {
+        let bytes: Vec<u8> = row.get(0);
+        changes.push(codec::decode(&bytes)?);
+    }
+    tx.commit()?;
+    Ok((head as u64, changes))
 }
 
 /// Snapshot rows inserted per statement by [`initialize`].
@@ -379,6 +383,19 @@ impl Drop for UsersReplica {
     }
 }
 
+/// `almanac cluster prune`: drops the log entries older than `keep`, except the head. Nodes
+/// that are further behind copy the snapshot when they come back. Returns how many went.
+pub fn prune(url: &str, keep: Duration) -> Result<u64, ClusterError> {
+    let mut client = connect(url)?;
+    migrate(&mut client)?;
+    let dropped = client.execute(
+        "DELETE FROM almanac_log WHERE at < now() - make_interval(secs => $1) \
+         AND seq < (SELECT value FROM almanac_meta WHERE key = 'head')",
+        &[&keep.as_secs_f64()],
+    )?;
+    Ok(dropped)
+}
+
 /// What `almanac cluster status` shows of one node.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NodeStatus {
@@ -483,6 +500,27 @@ fn follow_connected(
             &[&(store.cluster_applied()? as i64), &BATCH],
         )?;
         let found = entries(rows)?;
+        let applied = store.cluster_applied()?;
+        let expected = applied + 1;
+        if (head as u64) < applied {
+            // The log lost writes this replica holds (a PostgreSQL restored from an older
+            // backup, or failed over without a synchronous standby): writing on would fork
+            // the calendar.
+            store.note_diverged();
+            tracing::error!(
+                applied,
+                head,
+                "the cluster log is shorter than this node's replica; writes are refused"
+            );
+        } else if found.first().is_some_and(|e| e.seq > expected)
+            || (found.is_empty() && (head as u64) > applied)
+        {
+            // The entries this replica needs were pruned: start again from the snapshot.
+            tracing::warn!(applied, head, "behind the pruned log; copying the snapshot");
+            let (at, rows) = snapshot_with(&mut client, "true")?;
+            store.replace_with_snapshot(at, &rows)?;
+            continue;
+        }
         let full = found.len() as i64 == BATCH;
         store.apply_entries(&found)?;
         if full {

@@ -234,8 +234,13 @@ where
             return match method {
                 Method::GET | Method::HEAD => {
                     let position = state.store.position();
+                    let status = if state.store.diverged() {
+                        "diverged"
+                    } else {
+                        "ok"
+                    };
                     let mut health = json!({
-                        "status": "ok",
+                        "status": status,
                         "version": crate::VERSION,
                         "position": position,
                     });

@@ -112,6 +112,8 @@ pub struct Store {
     users_generation: std::sync::atomic::AtomicU64,
     /// Cluster mode: the log's head when last seen (see [`Store::log_head`]).
     log_head: std::sync::atomic::AtomicU64,
+    /// Cluster mode: the log turned out shorter than this replica (see [`Store::diverged`]).
+    diverged: std::sync::atomic::AtomicBool,
 }
 
 /// Counts one write in progress for as long as it lives (errors and panics included).
@@ -185,6 +187,7 @@ impl Store {
             log: std::sync::RwLock::new(None),
             users_generation: std::sync::atomic::AtomicU64::new(0),
             log_head: std::sync::atomic::AtomicU64::new(0),
+            diverged: std::sync::atomic::AtomicBool::new(false),
         };
         store.write(|tx| {
             let meta = tx.meta_mut()?;
@@ -284,6 +287,18 @@ impl Store {
         })
     }
 
+    /// Whether the cluster log was found shorter than this replica: it lost writes this node
+    /// holds, and writing on would fork the calendar, so writes are refused until an operator
+    /// restarts the node on a data directory copied from the log.
+    pub fn diverged(&self) -> bool {
+        self.diverged.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    pub fn note_diverged(&self) {
+        self.diverged
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
     /// Records the log's head as seen by the follower.
     pub fn note_log_head(&self, head: u64) {
         self.log_head
@@ -307,10 +322,20 @@ impl Store {
         f: impl FnOnce(&mut WriteTx) -> Result<T, E>,
     ) -> Result<T, E> {
         let unavailable = |e: String| E::from(StoreError::ClusterUnavailable(e));
+        if self.diverged() {
+            return Err(unavailable(
+                "the cluster log is shorter than this node's replica".to_string(),
+            ));
+        }
         let mut pending = log.begin().map_err(unavailable)?;
-        let missing = pending
-            .entries_after(self.cluster_applied()?)
-            .map_err(unavailable)?;
+        let applied = self.cluster_applied()?;
+        let missing = pending.entries_after(applied).map_err(unavailable)?;
+        if missing.first().is_some_and(|e| e.seq > applied + 1) {
+            // Pruned away: the follower copies the snapshot instead.
+            return Err(unavailable(
+                "this node is behind the pruned log and copies the snapshot".to_string(),
+            ));
+        }
         self.apply_entries(&missing)?;
         let (out, last, seq) = {
             let _counted = InProgress::enter(&self.in_progress);
@@ -375,6 +400,54 @@ impl Store {
             last
         };
         self.after_local_commit(last, newest);
+        Ok(())
+    }
+
+    /// Replaces every canonical row with a cluster's snapshot at `seq`, in one transaction: for
+    /// a replica that fell behind the oldest entry the log still keeps. Every record held before
+    /// or after enters the outbox, so the index drops what the snapshot no longer has.
+    pub fn replace_with_snapshot(&self, seq: u64, rows: &[Change]) -> StoreResult<()> {
+        let last = {
+            let _counted = InProgress::enter(&self.in_progress);
+            let txn = self.db.begin_write()?;
+            let last = {
+                let mut tx = WriteTx {
+                    open: OpenTables::new(&txn),
+                    last_outbox_seq: None,
+                    recorded: None,
+                };
+                for kind in Kind::ALL {
+                    let mut held = Vec::new();
+                    for entry in tx.records(kind)?.iter()? {
+                        held.push(entry?.0.value());
+                    }
+                    for id in held {
+                        tx.apply(&Change::Record {
+                            kind,
+                            id,
+                            value: None,
+                        })?;
+                    }
+                }
+                let open = &mut tx.open;
+                exclusive(open.txn, &mut open.users, USERS)?.retain(|_, _| false)?;
+                exclusive(open.txn, &mut open.user_names, USER_NAMES)?.retain(|_, _| false)?;
+                exclusive(open.txn, &mut open.slugs, SLUGS)?.retain(|_, _| false)?;
+                exclusive(open.txn, &mut open.images, IMAGES)?.retain(|_, _| false)?;
+                exclusive(open.txn, &mut open.image_urls, IMAGE_URLS)?.retain(|_, _| false)?;
+                exclusive(open.txn, &mut open.groups, GROUPS)?.retain(|_, _| false)?;
+                for change in rows {
+                    tx.apply(change)?;
+                }
+                tx.meta_mut()?.insert(CLUSTER_APPLIED, seq)?;
+                tx.last_outbox_seq
+            };
+            txn.commit()?;
+            last
+        };
+        self.users_generation
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.after_local_commit(last, seq);
         Ok(())
     }
 
