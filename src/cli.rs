@@ -74,6 +74,8 @@ enum Command {
         /// Lines per store transaction and index commit.
         #[arg(long, default_value_t = 5000, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
         batch: u64,
+        #[command(flatten)]
+        cluster: ClusterArg,
     },
     /// Write every record as JSON lines (the API's representations), categories first and
     /// events last.
@@ -86,6 +88,8 @@ enum Command {
         /// Base URL of the links in the representations.
         #[arg(long, default_value = "http://127.0.0.1:8080", value_parser = parse_public_url)]
         public_url: String,
+        #[command(flatten)]
+        cluster: ClusterArg,
     },
     /// Fill a data directory without events with a generated calendar (benchmarks).
     Generate {
@@ -298,12 +302,14 @@ fn run(command: Command) -> Result<(), Exit> {
             file,
             data_dir,
             batch,
-        } => import(&file, &data_dir.data_dir, batch as usize),
+            cluster,
+        } => import(&file, &data_dir.data_dir, &cluster, batch as usize),
         Command::Export {
             data_dir,
             output,
             public_url,
-        } => export(&data_dir.data_dir, output.as_deref(), &public_url),
+            cluster,
+        } => export(&data_dir.data_dir, &cluster, output.as_deref(), &public_url),
         Command::Generate {
             data_dir,
             events,
@@ -334,9 +340,13 @@ fn run_user(command: UserCommand) -> Result<(), Exit> {
         } => {
             let (password, generated) = password.resolve()?;
             users::validate_name(&name).map_err(user_exit)?;
-            let users_store = UsersStore::open(&data_dir, &cluster, true)?;
-            let user =
-                users::add(users_store.store(), &name, role, &password).map_err(user_exit)?;
+            let calendar = CalendarStore::open(
+                &data_dir.data_dir,
+                &cluster,
+                crate::cluster::ReplicaScope::Users,
+                true,
+            )?;
+            let user = users::add(calendar.store(), &name, role, &password).map_err(user_exit)?;
             println!(
                 "added user {} ({}) with ID {}",
                 user.name, user.role, user.id
@@ -347,8 +357,13 @@ fn run_user(command: UserCommand) -> Result<(), Exit> {
             Ok(())
         }
         UserCommand::List { data_dir, cluster } => {
-            let users_store = UsersStore::open(&data_dir, &cluster, false)?;
-            for user in users::list(users_store.store()).map_err(user_exit)? {
+            let calendar = CalendarStore::open(
+                &data_dir.data_dir,
+                &cluster,
+                crate::cluster::ReplicaScope::Users,
+                false,
+            )?;
+            for user in users::list(calendar.store()).map_err(user_exit)? {
                 println!("{}\t{}\t{}", user.id, user.name, user.role);
             }
             Ok(())
@@ -360,8 +375,13 @@ fn run_user(command: UserCommand) -> Result<(), Exit> {
             cluster,
         } => {
             let (password, generated) = password.resolve()?;
-            let users_store = UsersStore::open(&data_dir, &cluster, false)?;
-            users::set_password(users_store.store(), &name, &password).map_err(user_exit)?;
+            let calendar = CalendarStore::open(
+                &data_dir.data_dir,
+                &cluster,
+                crate::cluster::ReplicaScope::Users,
+                false,
+            )?;
+            users::set_password(calendar.store(), &name, &password).map_err(user_exit)?;
             if generated {
                 println!("password: {password}");
             }
@@ -407,30 +427,35 @@ fn cluster_status(url: &str) -> Result<(), Exit> {
     Ok(())
 }
 
-/// Where the `user` commands find users: the data directory (held locked while the command
-/// runs), or the cluster's log.
-enum UsersStore {
+/// Where a command finds the calendar: the data directory (held locked while the command
+/// runs), or a temporary replica of the cluster that writes through its log.
+enum CalendarStore {
     Local { _lock: DataDir, store: Store },
-    Cluster(crate::cluster::UsersReplica),
+    Cluster(crate::cluster::Replica),
 }
 
-impl UsersStore {
-    fn open(data_dir: &DataDirArg, cluster: &ClusterArg, create: bool) -> Result<UsersStore, Exit> {
+impl CalendarStore {
+    fn open(
+        data_dir: &std::path::Path,
+        cluster: &ClusterArg,
+        scope: crate::cluster::ReplicaScope,
+        create: bool,
+    ) -> Result<CalendarStore, Exit> {
         match &cluster.cluster {
-            Some(url) => crate::cluster::UsersReplica::open(url)
-                .map(UsersStore::Cluster)
+            Some(url) => crate::cluster::Replica::open(url, scope)
+                .map(CalendarStore::Cluster)
                 .map_err(|e| Exit::new(1, format!("cannot use the cluster log: {e}"))),
             None => {
-                let (dir, store) = open_store(&data_dir.data_dir, create)?;
-                Ok(UsersStore::Local { _lock: dir, store })
+                let (dir, store) = open_store(data_dir, create)?;
+                Ok(CalendarStore::Local { _lock: dir, store })
             }
         }
     }
 
     fn store(&self) -> &Store {
         match self {
-            UsersStore::Local { store, .. } => store,
-            UsersStore::Cluster(replica) => replica.store(),
+            CalendarStore::Local { store, .. } => store,
+            CalendarStore::Cluster(replica) => replica.store(),
         }
     }
 }
@@ -499,7 +524,14 @@ fn progress_bar(len: u64, unit: &str) -> indicatif::ProgressBar {
 
 /// `almanac import FILE`: batches of lines, each one store transaction; the indexer applies
 /// them alongside and has everything applied before the command returns.
-fn import(file: &std::path::Path, root: &std::path::Path, batch: usize) -> Result<(), Exit> {
+/// `almanac import`: into a data directory (indexed before it returns), or through a cluster's
+/// log (each batch one log entry; the nodes index what they apply).
+fn import(
+    file: &std::path::Path,
+    root: &std::path::Path,
+    cluster: &ClusterArg,
+    batch: usize,
+) -> Result<(), Exit> {
     let (input, len): (Box<dyn std::io::Read>, u64) = if file.as_os_str() == "-" {
         (Box::new(std::io::stdin()), 0)
     } else {
@@ -508,12 +540,6 @@ fn import(file: &std::path::Path, root: &std::path::Path, batch: usize) -> Resul
         let len = f.metadata().map(|m| m.len()).unwrap_or(0);
         (Box::new(f), len)
     };
-    let (dir, store) = open_store(root, true)?;
-    let store = std::sync::Arc::new(store);
-    let index = std::sync::Arc::new(
-        SearchIndex::open(&dir.index_path(), &store).map_err(|e| Exit::new(1, e))?,
-    );
-    let indexer = crate::index::indexer::Indexer::start_bulk(store.clone(), index.clone());
     let bar = progress_bar(len, "bytes");
     let reader = std::io::BufReader::with_capacity(1 << 20, bar.wrap_read(input));
     let mut refused = 0u64;
@@ -521,18 +547,37 @@ fn import(file: &std::path::Path, root: &std::path::Path, batch: usize) -> Resul
         batch,
         ..Default::default()
     };
-    let result = crate::transfer::import(
-        &store,
-        reader,
-        &options,
-        |_| {},
-        |rejection| {
-            refused += 1;
-            bar.suspend(|| eprintln!("line {}: {}", rejection.line, rejection.reason));
-        },
-    );
+    let load = |store: &Store| {
+        crate::transfer::import(
+            store,
+            reader,
+            &options,
+            |_| {},
+            |rejection| {
+                refused += 1;
+                bar.suspend(|| eprintln!("line {}: {}", rejection.line, rejection.reason));
+            },
+        )
+    };
+    let result = match &cluster.cluster {
+        Some(_) => {
+            let calendar =
+                CalendarStore::open(root, cluster, crate::cluster::ReplicaScope::Calendar, false)?;
+            load(calendar.store())
+        }
+        None => {
+            let (dir, store) = open_store(root, true)?;
+            let store = std::sync::Arc::new(store);
+            let index = std::sync::Arc::new(
+                SearchIndex::open(&dir.index_path(), &store).map_err(|e| Exit::new(1, e))?,
+            );
+            let indexer = crate::index::indexer::Indexer::start_bulk(store.clone(), index.clone());
+            let result = load(&store);
+            indexer.stop();
+            result
+        }
+    };
     bar.finish_and_clear();
-    indexer.stop();
     let summary = result.map_err(|e| Exit::new(1, e))?;
     println!("imported {summary}; refused {refused} lines");
     if refused > 0 {
@@ -541,23 +586,25 @@ fn import(file: &std::path::Path, root: &std::path::Path, batch: usize) -> Resul
     Ok(())
 }
 
-/// `almanac export`: a consistent snapshot of the store as JSON lines.
 fn export(
     root: &std::path::Path,
+    cluster: &ClusterArg,
     output: Option<&std::path::Path>,
     public_url: &str,
 ) -> Result<(), Exit> {
-    let (_dir, store) = open_store(root, false)?;
+    let calendar =
+        CalendarStore::open(root, cluster, crate::cluster::ReplicaScope::Calendar, false)?;
+    let store = calendar.store();
     let write_error = |e: std::io::Error| Exit::new(1, format!("cannot write the export: {e}"));
     let summary = match output {
         Some(path) => {
             let mut out =
                 std::io::BufWriter::new(std::fs::File::create(path).map_err(write_error)?);
-            crate::transfer::export(&store, public_url, &mut out)
+            crate::transfer::export(store, public_url, &mut out)
         }
         None => {
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-            crate::transfer::export(&store, public_url, &mut out)
+            crate::transfer::export(store, public_url, &mut out)
         }
     }
     .map_err(|e| Exit::new(1, e))?;

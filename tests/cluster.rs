@@ -690,3 +690,52 @@ fn a_node_whose_replica_is_ahead_of_the_log_refuses_writes_and_says_so() {
     let tags = a.get(&format!("{NS}/tags?hide_empty=false")).json();
     assert_eq!(tags["tags"][0]["name"], "written", "{tags}");
 }
+
+#[test]
+fn import_and_export_work_on_the_cluster_while_nodes_run() {
+    let pg = Postgres::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let single_dir = tmp.path().join("single");
+    let generated = almanac(["generate", "--events", "40", "--data-dir"])
+        .arg(single_dir.to_str().unwrap())
+        .run();
+    assert_eq!(generated.code, Some(0), "{}", generated.describe());
+    let dump = export(&single_dir);
+    let dump_file = tmp.path().join("dump.jsonl");
+    std::fs::write(&dump_file, &dump).unwrap();
+
+    let a = node(&pg, &tmp.path().join("a"));
+    let b = node(&pg, &tmp.path().join("b"));
+    let out = almanac(["import", "--cluster", &pg.url()])
+        .arg(dump_file.to_str().unwrap())
+        .run();
+    assert_eq!(out.code, Some(0), "{}", out.describe());
+    // Both nodes follow the import and search it.
+    let head = almanac(["cluster", "status", "--cluster", &pg.url()]).run();
+    let head: u64 = head.stdout.lines().next().unwrap()["log head\t".len()..]
+        .parse()
+        .unwrap();
+    let mut totals = Vec::new();
+    for srv in [&a, &b] {
+        await_position(srv, head);
+        let all = srv.get(&format!(
+            "{NS}/events?start_date=2020-01-01&end_date=2040-01-01&per_page=1"
+        ));
+        totals.push(all.json()["total"].as_u64().unwrap());
+    }
+    assert!(totals[0] > 10 && totals[0] == totals[1], "{totals:?}");
+    // The cluster's export is the dump (users aside, which exports leave out).
+    let file = tmp.path().join("cluster.jsonl");
+    let out = almanac([
+        "export",
+        "--public-url",
+        PUBLIC,
+        "--cluster",
+        &pg.url(),
+        "--output",
+    ])
+    .arg(file.to_str().unwrap())
+    .run();
+    assert_eq!(out.code, Some(0), "{}", out.describe());
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), dump);
+}

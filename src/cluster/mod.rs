@@ -342,25 +342,39 @@ impl Drop for PgWrite<'_> {
     }
 }
 
-/// A store that holds only the cluster's users, for the `user` commands: they write through
-/// the log like a node, without the node's data directory (which a running node holds).
-pub struct UsersReplica {
+/// A temporary store copied from the cluster's snapshot, attached to the log, for the
+/// commands that work on a cluster without a node's data directory (which a running node
+/// holds): they read it, and write through the log like a node. Removed when dropped.
+pub struct Replica {
     path: std::path::PathBuf,
     store: Option<Store>,
 }
 
-impl UsersReplica {
-    pub fn open(url: &str) -> Result<UsersReplica, ClusterError> {
-        let log = PgLog::connect(url, "almanac user")?;
-        let (head, rows) = log.snapshot_where(
-            "row_key LIKE 'user/%' OR row_key LIKE 'user-name/%' OR row_key = 'sequence/seq.users'",
-        )?;
+/// How much of the snapshot a [`Replica`] copies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReplicaScope {
+    /// Users and the user ID sequence (`user` commands).
+    Users,
+    /// Everything (`import`, `export`).
+    Calendar,
+}
+
+impl Replica {
+    pub fn open(url: &str, scope: ReplicaScope) -> Result<Replica, ClusterError> {
+        let log = PgLog::connect(url, "almanac command")?;
+        let (head, rows) = log.snapshot_where(match scope {
+            ReplicaScope::Users => {
+                "row_key LIKE 'user/%' OR row_key LIKE 'user-name/%' \
+                 OR row_key = 'sequence/seq.users'"
+            }
+            ReplicaScope::Calendar => "true",
+        })?;
         let path = std::env::temp_dir().join(format!(
-            "almanac-users-{}-{}.redb",
+            "almanac-replica-{}-{}.redb",
             std::process::id(),
             rand::random::<u64>()
         ));
-        let mut replica = UsersReplica { path, store: None };
+        let mut replica = Replica { path, store: None };
         let store = Store::open(&replica.path)?;
         store.apply_entries(&[LogEntry {
             seq: head,
@@ -376,7 +390,7 @@ impl UsersReplica {
     }
 }
 
-impl Drop for UsersReplica {
+impl Drop for Replica {
     fn drop(&mut self) {
         self.store = None;
         let _ = std::fs::remove_file(&self.path);

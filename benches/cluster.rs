@@ -1,0 +1,276 @@
+//! Cluster benchmark: real nodes (`almanac serve --cluster`, release build) on one throw-away
+//! PostgreSQL server (the tests' `initdb` + `pg_ctl` helper), driven over HTTP by client
+//! threads in this process.
+//!
+//!     ALMANAC_BENCH_EVENTS=1000 cargo bench --bench cluster
+//!
+//! Steps: `almanac generate` fills a data directory with the seeded calendar of
+//! `ALMANAC_BENCH_EVENTS` events (default 1,000), `almanac cluster init` uploads it, node A
+//! serves that directory and node B joins from the snapshot. Then, each for
+//! `ALMANAC_BENCH_SECONDS` seconds (default 5):
+//!
+//! - writes: event creates through one node (A) and through both (writers alternating A and B),
+//!   with 1 and 4 writers: creates per second, latency p50/p99;
+//! - replication lag: one writer on A; after each acknowledged create, B's `/healthz` is polled
+//!   until its position reaches the create's `X-Cal-Seq`: p50/p99 of the time from A's answer;
+//! - reads: a search + date-window list with 4 connections on A alone, then 2 on A and 2 on B.
+//!
+//! Output: a markdown table on stdout and `target/bench-results/cluster-<N>.json`.
+
+#[path = "../tests/common/postgres.rs"]
+#[allow(dead_code)]
+mod postgres;
+
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+const BINARY: &str = env!("CARGO_BIN_EXE_almanac");
+const NAMESPACE: &str = "/cal/events/v1";
+const ADMIN: &str = "bench";
+const PASSWORD: &str = "bench-password-0123456789";
+
+fn env_number<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(default)
+}
+
+fn run(command: &mut Command) -> String {
+    let out = command.output().expect("run almanac");
+    assert!(
+        out.status.success(),
+        "{command:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+struct Node {
+    child: Child,
+    url: String,
+}
+
+impl Node {
+    // The child is killed and waited for by `Node`'s `Drop` once returned; the path that
+    // panics before that ends the benchmark.
+    #[allow(clippy::zombie_processes)]
+    fn start(cluster: &str, data: &Path) -> Node {
+        let log = std::fs::File::create(data.with_extension("log")).expect("log file");
+        let mut child = Command::new(BINARY)
+            .args(["serve", "--listen", "127.0.0.1:0", "--cluster", cluster])
+            .arg("--data-dir")
+            .arg(data)
+            .env("ALMANAC_LOG", "warn")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(log)
+            .spawn()
+            .expect("node starts");
+        let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+        let mut line = String::new();
+        loop {
+            line.clear();
+            assert!(
+                stdout.read_line(&mut line).unwrap_or(0) > 0,
+                "the node exited before listening; see {}",
+                data.with_extension("log").display()
+            );
+            if let Some(url) = line.trim().strip_prefix("listening on ") {
+                return Node {
+                    url: url.to_string(),
+                    child,
+                };
+            }
+        }
+    }
+}
+
+impl Drop for Node {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[i].as_secs_f64() * 1000.0
+}
+
+/// Requests/s, p50 and p99 in ms.
+fn summary(mut latencies: Vec<Duration>, seconds: f64) -> Value {
+    latencies.sort();
+    json!({
+        "requests": latencies.len(),
+        "per_second": (latencies.len() as f64 / seconds).round(),
+        "p50_ms": (percentile(&latencies, 0.5) * 100.0).round() / 100.0,
+        "p99_ms": (percentile(&latencies, 0.99) * 100.0).round() / 100.0,
+    })
+}
+
+/// `threads` clients, the i-th sending to `targets[i % len]`, each running `request` for
+/// `seconds`; the latencies of the answers `request` counts as successes.
+fn load(
+    targets: &[&str],
+    threads: usize,
+    seconds: u64,
+    request: impl Fn(&reqwest::blocking::Client, &str, u64) -> bool + Sync,
+) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(seconds);
+    let counter = AtomicU64::new(0);
+    let latencies: Vec<Duration> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|i| {
+                let (target, request, counter) = (targets[i % targets.len()], &request, &counter);
+                scope.spawn(move || {
+                    let client = reqwest::blocking::Client::new();
+                    let mut mine = Vec::new();
+                    while Instant::now() < deadline {
+                        let n = counter.fetch_add(1, Ordering::Relaxed);
+                        let started = Instant::now();
+                        if request(&client, target, n) {
+                            mine.push(started.elapsed());
+                        }
+                    }
+                    mine
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("client thread"))
+            .collect()
+    });
+    summary(latencies, seconds as f64)
+}
+
+fn create(client: &reqwest::blocking::Client, base: &str, n: u64) -> Option<u64> {
+    let body = json!({
+        "title": format!("Benchmark concert {n} {}", std::process::id()),
+        "description": "Written by the cluster benchmark.",
+        "start_date": "2027-03-01 20:00:00",
+        "end_date": "2027-03-01 22:00:00",
+        "status": "publish",
+    });
+    let r = client
+        .post(format!("{base}{NAMESPACE}/events"))
+        .basic_auth(ADMIN, Some(PASSWORD))
+        .json(&body)
+        .send()
+        .ok()?;
+    if r.status().as_u16() != 201 {
+        return None;
+    }
+    r.headers()
+        .get("x-cal-seq")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse().ok())
+}
+
+fn position(client: &reqwest::blocking::Client, base: &str) -> u64 {
+    client
+        .get(format!("{base}/healthz"))
+        .send()
+        .and_then(|r| r.json::<Value>())
+        .ok()
+        .and_then(|v| v["position"].as_u64())
+        .unwrap_or(0)
+}
+
+fn main() {
+    let events: usize = env_number("ALMANAC_BENCH_EVENTS", 1000);
+    let seconds: u64 = env_number("ALMANAC_BENCH_SECONDS", 5);
+    let tmp = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("temporary directory");
+    let (a_dir, b_dir) = (tmp.path().join("a"), tmp.path().join("b"));
+    let pg = postgres::Postgres::start();
+    let url = pg.url();
+
+    run(Command::new(BINARY)
+        .args(["generate", "--events", &events.to_string(), "--data-dir"])
+        .arg(&a_dir));
+    run(Command::new(BINARY)
+        .args([
+            "user",
+            "add",
+            ADMIN,
+            "--role",
+            "administrator",
+            "--password",
+            PASSWORD,
+        ])
+        .arg("--data-dir")
+        .arg(&a_dir));
+    run(Command::new(BINARY)
+        .args(["cluster", "init", "--cluster", &url, "--data-dir"])
+        .arg(&a_dir));
+    let a = Node::start(&url, &a_dir);
+    let b = Node::start(&url, &b_dir);
+    let (a_url, b_url) = (a.url.as_str(), b.url.as_str());
+
+    let mut results = serde_json::Map::new();
+    for writers in [1, 4] {
+        for (name, targets) in [("one node", vec![a_url]), ("two nodes", vec![a_url, b_url])] {
+            let r = load(&targets, writers, seconds, |client, base, n| {
+                create(client, base, n).is_some()
+            });
+            results.insert(format!("creates, {writers} writer(s), {name}"), r);
+        }
+    }
+
+    // Replication lag: A's answer to B's position.
+    let client = reqwest::blocking::Client::new();
+    let deadline = Instant::now() + Duration::from_secs(seconds);
+    let mut lags = Vec::new();
+    let mut n = 1_000_000;
+    while Instant::now() < deadline {
+        n += 1;
+        let Some(seq) = create(&client, a_url, n) else {
+            continue;
+        };
+        let acknowledged = Instant::now();
+        while position(&client, b_url) < seq {}
+        lags.push(acknowledged.elapsed());
+    }
+    results.insert(
+        "replication lag A to B".into(),
+        summary(lags, seconds as f64),
+    );
+
+    let list =
+        format!("{NAMESPACE}/events?search=concert&start_date=2026-01-01&end_date=2027-12-31");
+    for (name, targets) in [("one node", vec![a_url]), ("two nodes", vec![a_url, b_url])] {
+        let r = load(&targets, 4, seconds, |client, base, _| {
+            client
+                .get(format!("{base}{list}"))
+                .send()
+                .is_ok_and(|r| r.status().is_success() && r.bytes().is_ok())
+        });
+        results.insert(format!("search + window list, 4 connections, {name}"), r);
+    }
+
+    println!("| Run | Requests/s | p50 ms | p99 ms |");
+    println!("|---|---|---|---|");
+    for (name, r) in &results {
+        println!(
+            "| {name} | {} | {} | {} |",
+            r["per_second"], r["p50_ms"], r["p99_ms"]
+        );
+    }
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .expect("target directory")
+        .join("bench-results");
+    std::fs::create_dir_all(&out).expect("results directory");
+    let file = out.join(format!("cluster-{events}.json"));
+    let report = json!({"events": events, "seconds": seconds, "results": results});
+    std::fs::write(&file, serde_json::to_string_pretty(&report).unwrap()).expect("results file");
+    eprintln!("results written to {}", file.display());
+}
