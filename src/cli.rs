@@ -1,10 +1,10 @@
 //! The command line (common.md §8): clap definitions and the exit codes of §8.9.
 
 use crate::config::{parse_listen, parse_public_url};
-use crate::datadir::{DataDir, DataDirError};
+use crate::datadir::DataDir;
 use crate::index::SearchIndex;
 use crate::model::{Kind, Role};
-use crate::server::{self, Exit, ServeOptions};
+use crate::server::{self, data_dir_exit, Exit, ServeOptions};
 use crate::service::users::{self, UserError};
 use crate::store::Store;
 use clap::{Args, Parser, Subcommand};
@@ -645,14 +645,6 @@ fn open_store(root: &std::path::Path, create: bool) -> Result<(DataDir, Store), 
     let store_path = dir.store_path().map_err(data_dir_exit)?;
     let store = Store::open(&store_path).map_err(|e| Exit::new(1, e))?;
     Ok((dir, store))
-}
-
-pub fn data_dir_exit(e: DataDirError) -> Exit {
-    let code = match e {
-        DataDirError::Locked(_) => 3,
-        DataDirError::Missing(_) | DataDirError::Io { .. } => 1,
-    };
-    Exit::new(code, e)
 }
 
 fn user_exit(e: UserError) -> Exit {

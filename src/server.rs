@@ -5,7 +5,7 @@
 use crate::auth::{password, Authenticator};
 use crate::cluster::{Follower, PgLog};
 use crate::config::{default_public_url, ConnectionLimits};
-use crate::datadir::DataDir;
+use crate::datadir::{DataDir, DataDirError};
 use crate::http::{self, AppState};
 use crate::index::indexer::Indexer;
 use crate::index::SearchIndex;
@@ -64,12 +64,21 @@ impl Exit {
     }
 }
 
+/// The exit code of a data directory that cannot be used (3: another almanac holds it).
+pub fn data_dir_exit(e: DataDirError) -> Exit {
+    let code = match e {
+        DataDirError::Locked(_) => 3,
+        DataDirError::Missing(_) | DataDirError::Io { .. } => 1,
+    };
+    Exit::new(code, e)
+}
+
 pub fn serve(options: ServeOptions) -> Result<(), Exit> {
     limit_malloc_arenas();
     // Step 1 of §8.4: configuration is validated before the data directory is touched.
     let limits = ConnectionLimits::from_env().map_err(|e| Exit::new(2, e))?;
-    let data_dir = DataDir::open(&options.data_dir, true).map_err(crate::cli::data_dir_exit)?;
-    let store_path = data_dir.store_path().map_err(crate::cli::data_dir_exit)?;
+    let data_dir = DataDir::open(&options.data_dir, true).map_err(data_dir_exit)?;
+    let store_path = data_dir.store_path().map_err(data_dir_exit)?;
     let store = Store::open(&store_path).map_err(|e| Exit::new(1, e))?;
     let store = Arc::new(store);
     if let Some(url) = &options.cluster {

@@ -1,10 +1,19 @@
-//! The exact distance check of the geographic filter (events.md §2.7), evaluated on the
-//! coordinates' fast fields of the documents the bounding box lets through.
+//! The exact distance check of the geographic filter (docs/api.md, "Listing events"),
+//! evaluated on the coordinates' fast fields of the venues whose documents reach it.
 
-use super::planner::haversine_km;
 use tantivy::query::doc_predicate_query::{DocPredicateQuery, FunctionPredicate};
 use tantivy::query::Query;
 use tantivy::{DocId, SegmentReader};
+
+/// Great-circle distance (haversine, mean Earth radius 6371.0088 km).
+pub fn haversine_km(lat1: f64, lng1: f64, lat2: f64, lng2: f64) -> f64 {
+    const EARTH_KM: f64 = 6371.0088;
+    let (p1, p2) = (lat1.to_radians(), lat2.to_radians());
+    let dp = (lat2 - lat1).to_radians();
+    let dl = (lng2 - lng1).to_radians();
+    let a = (dp / 2.0).sin().powi(2) + p1.cos() * p2.cos() * (dl / 2.0).sin().powi(2);
+    2.0 * EARTH_KM * a.sqrt().asin()
+}
 
 pub fn within(lat: f64, lng: f64, radius_km: f64) -> Box<dyn Query> {
     let predicate = FunctionPredicate::from(move |segment: &SegmentReader| {
@@ -17,4 +26,14 @@ pub fn within(lat: f64, lng: f64, radius_km: f64) -> Box<dyn Query> {
     });
     let query: DocPredicateQuery = predicate.into();
     Box::new(query)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn porto_to_lisbon_is_about_274_km() {
+        assert!((haversine_km(41.15, -8.61, 38.72, -9.14) - 274.0).abs() < 5.0);
+    }
 }

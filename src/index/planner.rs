@@ -276,16 +276,6 @@ pub fn add_search(plan: &mut Plan, fields: &Fields, language: Language, q: &Sear
     }
 }
 
-/// Great-circle distance (haversine, mean Earth radius 6371.0088 km).
-pub fn haversine_km(lat1: f64, lng1: f64, lat2: f64, lng2: f64) -> f64 {
-    const EARTH_KM: f64 = 6371.0088;
-    let (p1, p2) = (lat1.to_radians(), lat2.to_radians());
-    let dp = (lat2 - lat1).to_radians();
-    let dl = (lng2 - lng1).to_radians();
-    let a = (dp / 2.0).sin().powi(2) + p1.cos() * p2.cos() * (dl / 2.0).sin().powi(2);
-    2.0 * EARTH_KM * a.sqrt().asin()
-}
-
 /// The base of every list: the kind and language's listed records that the caller may see.
 /// The visibility clause is a filter unless it depends on `now` (scheduled records).
 fn base_plan(fields: &Fields, kind: Kind, language: Language, v: &Visibility) -> Plan {
@@ -665,7 +655,6 @@ mod tests {
             q.contains("TermSetQuery") && !q.contains("RangeQuery"),
             "{q}"
         );
-        assert!((haversine_km(41.15, -8.61, 38.72, -9.14) - 274.0).abs() < 5.0);
     }
 
     #[test]

@@ -9,8 +9,9 @@ use crate::model::event::Event;
 use crate::model::post::{Organizer, PostMeta, Venue};
 use crate::model::term::Term;
 use crate::model::{Kind, Language, Status};
-use crate::service::linked::{self, LinkedKind, Request};
+use crate::service::linked::{self, LinkedKind};
 use crate::service::posts::{self, PostWrite};
+use crate::service::Request;
 use crate::service::{Page, ServiceError, ServiceResult};
 use crate::store::{PostIdKind, Reads, Store, WriteTx};
 use crate::values::cost::Cost;
@@ -964,119 +965,4 @@ pub fn list(
         page: Page::from_hits(items, hits.total, query.page, query.per_page),
         window,
     })
-}
-
-/// The events that may carry a term or link a venue/organizer: those the index finds, and
-/// those still in the outbox. An event written just before this transaction may not be
-/// searchable yet; the outbox is pruned only after the index commit that made its entries
-/// searchable, so between the two every such event is seen.
-fn events_possibly_carrying(
-    tx: &WriteTx,
-    index: &SearchIndex,
-    kind: Kind,
-    id: u64,
-) -> ServiceResult<Vec<u64>> {
-    let mut events = index.events_carrying(kind, id)?;
-    for entry in tx.outbox_after(0)? {
-        if entry.kind == Kind::Event && !events.contains(&entry.id) {
-            events.push(entry.id);
-        }
-    }
-    Ok(events)
-}
-
-/// A deleted term disappears from every event that carried it (terms.md §6.2).
-pub fn forget_term(
-    tx: &mut WriteTx,
-    index: &SearchIndex,
-    kind: Kind,
-    term: u64,
-) -> ServiceResult<()> {
-    for id in events_possibly_carrying(tx, index, kind, term)? {
-        let Some(mut event) = tx.get_record::<Event>(Kind::Event, id)? else {
-            continue;
-        };
-        let list = if kind == Kind::Category {
-            &mut event.categories
-        } else {
-            &mut event.tags
-        };
-        if list.contains(&term) {
-            list.retain(|t| *t != term);
-            tx.put_record(Kind::Event, event.post.id, &event)?;
-        }
-    }
-    Ok(())
-}
-
-/// A trashed venue or organizer is removed from every event that links it, without changing
-/// the events' `modified` (venues-organizers.md §5.7).
-pub fn forget_linked(
-    tx: &mut WriteTx,
-    index: &SearchIndex,
-    kind: Kind,
-    id: u64,
-) -> ServiceResult<()> {
-    for event_id in events_possibly_carrying(tx, index, kind, id)? {
-        let Some(mut event) = tx.get_record::<Event>(Kind::Event, event_id)? else {
-            continue;
-        };
-        let changed = match kind {
-            Kind::Venue if event.venue == Some(id) => {
-                event.venue = None;
-                true
-            }
-            Kind::Organizer if event.organizers.contains(&id) => {
-                event.organizers.retain(|o| *o != id);
-                true
-            }
-            _ => false,
-        };
-        if changed {
-            tx.put_record(Kind::Event, event.post.id, &event)?;
-        }
-    }
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::generate::{populate, Shape};
-    use crate::store::Store;
-
-    /// An event written after the index's last commit (its outbox entry not applied yet) is
-    /// still unlinked from a trashed venue and stripped of a deleted term.
-    #[test]
-    fn cascades_reach_events_the_index_has_not_applied_yet() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("almanac.redb")).unwrap();
-        populate(&store, &Shape::for_events(20), 7).unwrap();
-        let index = SearchIndex::open(&dir.path().join("index"), &store).unwrap();
-        let mut event = store.read().unwrap().scan::<Event>(Kind::Event).unwrap()[0].clone();
-        let (venue, category) = (event.venue.expect("a venue"), event.categories[0]);
-        // Link a second event too, written after the index opened: only the outbox knows.
-        let mut late = store.read().unwrap().scan::<Event>(Kind::Event).unwrap()[1].clone();
-        late.venue = Some(venue);
-        late.categories = vec![category];
-        store
-            .write(|tx| tx.put_record(Kind::Event, late.post.id, &late))
-            .unwrap();
-        assert!(!index
-            .events_carrying(Kind::Venue, venue)
-            .unwrap()
-            .contains(&late.post.id));
-        store
-            .write(|tx| {
-                forget_linked(tx, &index, Kind::Venue, venue)?;
-                forget_term(tx, &index, Kind::Category, category)
-            })
-            .unwrap();
-        let rx = store.read().unwrap();
-        for id in [event.post.id, late.post.id] {
-            event = rx.get_record(Kind::Event, id).unwrap().unwrap();
-            assert_eq!(event.venue, None, "event {id}");
-            assert!(!event.categories.contains(&category), "event {id}");
-        }
-    }
 }

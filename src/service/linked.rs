@@ -2,17 +2,16 @@
 //! the duplicate check on create, and the use cases (create, read, update, trash, list) that
 //! both kinds run through one generic path.
 
-use crate::auth::{Caller, Capability};
+use crate::auth::Capability;
 use crate::index::planner::{self, LinkedFilter, Visibility};
 use crate::index::SearchIndex;
 use crate::model::post::{GeoPoint, Organizer, PostMeta, PostRecord, Venue};
 use crate::model::{Language, Status};
 use crate::service::posts::{self, PostWrite};
-use crate::service::{Page, ServiceError, ServiceResult};
+use crate::service::{Page, Request, ServiceError, ServiceResult};
 use crate::store::{Reads, Store, WriteTx};
 use crate::values::search::SearchQuery;
 use crate::values::{slug, text, Invalid, SubCode};
-use chrono::NaiveDateTime;
 
 /// A venue's own write fields (venues-organizers.md §5.3); `None` = not sent.
 #[derive(Debug, Clone, Default)]
@@ -167,17 +166,6 @@ pub enum Target {
     Id(u64),
     /// The raw path slug (sanitized before lookup, §9.9).
     Slug(String),
-}
-
-/// A request's context as the use cases need it.
-#[derive(Debug, Clone, Copy)]
-pub struct Request {
-    pub caller: Caller,
-    /// The effective language (§7.1).
-    pub language: Language,
-    /// `translation_language` when it was sent (§7.3).
-    pub explicit_language: Option<Language>,
-    pub now: NaiveDateTime,
 }
 
 fn fail_if_invalid(invalid: Vec<(String, Invalid)>) -> ServiceResult<()> {
@@ -417,7 +405,7 @@ pub fn delete<R: LinkedKind>(
             return Err(ServiceError::InTrash(R::KIND));
         }
         posts::trash(tx, R::KIND, record.meta_mut(), request.now)?;
-        super::events::forget_linked(tx, index, R::KIND, record.meta().id)?;
+        super::cascades::forget_linked(tx, index, R::KIND, record.meta().id)?;
         tx.put_record(R::KIND, record.meta().id, &record)?;
         Ok(record)
     })

@@ -1,15 +1,29 @@
 //! Use cases, free of warp and tantivy types. Each returns a [`ServiceError`] that the HTTP
 //! layer maps once to the contract's error body.
 
+mod cascades;
 pub mod events;
 pub mod linked;
 pub mod posts;
 pub mod terms;
 pub mod users;
 
+use crate::auth::Caller;
 use crate::model::{Kind, Language};
 use crate::store::StoreError;
 use crate::values::Invalid;
+use chrono::NaiveDateTime;
+
+/// A request's context as the use cases need it.
+#[derive(Debug, Clone, Copy)]
+pub struct Request {
+    pub caller: Caller,
+    /// The effective language (§7.1).
+    pub language: Language,
+    /// `translation_language` when it was sent (§7.3).
+    pub explicit_language: Option<Language>,
+    pub now: NaiveDateTime,
+}
 
 #[derive(Debug)]
 pub enum ServiceError {

@@ -5,7 +5,7 @@ use crate::auth::Caller;
 use crate::index::SearchIndex;
 use crate::model::term::Term;
 use crate::model::{Kind, Language};
-use crate::service::linked::Request;
+use crate::service::Request;
 use crate::service::{Page, ServiceError, ServiceResult};
 use crate::store::{Reads, Store, WriteTx};
 use crate::values::search::SearchQuery;
@@ -422,7 +422,7 @@ pub fn delete(
         require_manage(request.caller, kind)?;
         let counts = counts(index, kind, &[term.id], request.now)?;
         let before = view(tx, term.clone(), &counts)?;
-        super::events::forget_term(tx, index, kind, term.id)?;
+        super::cascades::forget_term(tx, index, kind, term.id)?;
         for mut child in tx
             .scan::<Term>(kind)?
             .into_iter()
