@@ -739,3 +739,44 @@ fn import_and_export_work_on_the_cluster_while_nodes_run() {
     assert_eq!(out.code, Some(0), "{}", out.describe());
     assert_eq!(std::fs::read_to_string(&file).unwrap(), dump);
 }
+
+#[test]
+fn concurrent_writers_on_both_nodes_are_all_acknowledged_and_serialized() {
+    let pg = Postgres::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let [a_dir, b_dir] = <[PathBuf; 2]>::try_from(dirs(&tmp, &["a", "b"])).unwrap();
+    let a = node(&pg, &a_dir);
+    let admin = Admin::of(&a);
+    let b = node(&pg, &b_dir);
+    let seqs = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for writer in 0..4 {
+            let (srv, admin, seqs) = (if writer % 2 == 0 { &a } else { &b }, &admin, &seqs);
+            scope.spawn(move || {
+                for i in 0..25 {
+                    let r = admin.send(
+                        srv,
+                        "POST",
+                        &format!("{NS}/tags"),
+                        Some(json!({"name": format!("writer {writer} tag {i}")})),
+                    );
+                    assert_eq!(r.status, 201, "{}", r.describe());
+                    seqs.lock().unwrap().push(seq_of(&r));
+                }
+            });
+        }
+    });
+    let mut seqs = seqs.into_inner().unwrap();
+    seqs.sort();
+    let before = seqs.len();
+    seqs.dedup();
+    assert_eq!(seqs.len(), before, "every write has a position of its own");
+    let last = *seqs.last().unwrap();
+    for srv in [&a, &b] {
+        await_position(srv, last);
+        assert_eq!(srv.get("/healthz").json()["status"], "ok");
+    }
+    stop(a);
+    stop(b);
+    assert_eq!(export(&a_dir), export(&b_dir));
+}

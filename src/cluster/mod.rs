@@ -499,7 +499,9 @@ fn follow_connected(
     let mut client = connect(url)?;
     client.batch_execute(&format!("LISTEN {CHANNEL}"))?;
     while !stop.load(Ordering::SeqCst) {
-        // Where the log is, and where this node is (for `cluster status` and `/healthz`).
+        // Where this node is, then where the log is (for `cluster status` and `/healthz`). In
+        // this order: a local write may move the node on meanwhile, never past the head.
+        let applied = store.cluster_applied()?;
         let head: i64 = client
             .query_one("SELECT value FROM almanac_meta WHERE key = 'head'", &[])?
             .get(0);
@@ -507,14 +509,13 @@ fn follow_connected(
         client.execute(
             "INSERT INTO almanac_nodes (node, applied, seen) VALUES ($1, $2, now()) \
              ON CONFLICT (node) DO UPDATE SET applied = EXCLUDED.applied, seen = now()",
-            &[&node, &(store.cluster_applied()? as i64)],
+            &[&node, &(applied as i64)],
         )?;
         let rows = client.query(
             "SELECT seq, changes FROM almanac_log WHERE seq > $1 ORDER BY seq LIMIT $2",
-            &[&(store.cluster_applied()? as i64), &BATCH],
+            &[&(applied as i64), &BATCH],
         )?;
         let found = entries(rows)?;
-        let applied = store.cluster_applied()?;
         let expected = applied + 1;
         if (head as u64) < applied {
             // The log lost writes this replica holds (a PostgreSQL restored from an older

@@ -354,7 +354,7 @@ where
     // up every other connection queued on that worker; a test run on an overloaded machine
     // with that change lost connections, so it is not done.
     let handler = endpoint.handler;
-    let outcome = run_blocking(state, context, handler).await;
+    let (outcome, written_at) = run_blocking(state, context, handler).await;
     if tries_event_password && !tries.failed() {
         state.auth.forgive_event_password(client);
     }
@@ -366,10 +366,11 @@ where
         Ok(answer) => {
             let mut response = finish.success(answer, None);
             if writes {
-                response.headers_mut().insert(
-                    HeaderName::from_static(SEQ_HEADER),
-                    state.store.position().into(),
-                );
+                // A write that changed nothing (an idempotent update) is at the current position.
+                let position = written_at.unwrap_or_else(|| state.store.position());
+                response
+                    .headers_mut()
+                    .insert(HeaderName::from_static(SEQ_HEADER), position.into());
             }
             response
         }
@@ -405,11 +406,16 @@ async fn run_blocking(
     state: &AppState,
     context: Context,
     handler: routes::Handler,
-) -> Result<ApiResponse, ApiError> {
+) -> (Result<ApiResponse, ApiError>, Option<u64>) {
     // The state outlives every request (it is owned by the server for its whole life), but
     // `spawn_blocking` needs 'static data; `block_in_place` keeps the borrow and still moves
-    // the synchronous work off the async workers' hot path.
-    tokio::task::block_in_place(|| handler(state, &context))
+    // the synchronous work off the async workers' hot path. The position of the request's
+    // write is read on the thread that made it.
+    tokio::task::block_in_place(|| {
+        Store::take_written_position();
+        let outcome = handler(state, &context);
+        (outcome, Store::take_written_position())
+    })
 }
 
 /// §1.4: only a real POST may be overridden, by `_method` (query) first, then the header.

@@ -132,6 +132,12 @@ impl Drop for InProgress<'_> {
     }
 }
 
+thread_local! {
+    /// The position of the last write committed on this thread (see
+    /// [`Store::take_written_position`]).
+    static WRITTEN_AT: std::cell::Cell<Option<u64>> = const { std::cell::Cell::new(None) };
+}
+
 /// The meta key of the last cluster log entry this data directory holds.
 const CLUSTER_APPLIED: &str = "cluster.applied";
 
@@ -256,8 +262,15 @@ impl Store {
             }
             self.position
                 .fetch_max(seq, std::sync::atomic::Ordering::SeqCst);
+            WRITTEN_AT.set(Some(seq));
         }
         Ok(out)
+    }
+
+    /// The position of the last write this thread committed since the last call, if any:
+    /// what a request that wrote answers in `X-Cal-Seq`.
+    pub fn take_written_position() -> Option<u64> {
+        WRITTEN_AT.take()
     }
 
     /// Cluster mode from now on: every write goes through `log`, and positions are the log's
@@ -362,6 +375,7 @@ impl Store {
             (out, last, seq)
         };
         self.after_local_commit(last, seq);
+        WRITTEN_AT.set(Some(seq));
         Ok(out)
     }
 
