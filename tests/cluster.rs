@@ -196,6 +196,42 @@ fn writes_on_either_node_are_read_and_searched_on_the_other_and_both_end_identic
             );
             assert_eq!(r.status, 200, "update on the other node: {}", r.describe());
             last = seq_of(&r);
+            // A venue and an organizer with colliding names: created on one node, updated on
+            // the other, linked to the event, trashed.
+            for (collection, field) in [("venues", "venue"), ("organizers", "organizer")] {
+                let r = admin.send(
+                    srv,
+                    "POST",
+                    &format!("{NS}/{collection}"),
+                    Some(json!({field: "Same place", "status": "publish"})),
+                );
+                assert_eq!(r.status, 201, "{}", r.describe());
+                let linked = r.json()["id"].as_u64().unwrap();
+                let r = admin.send(
+                    other,
+                    "POST",
+                    &format!("{NS}/{collection}/{linked}"),
+                    Some(json!({"description": format!("Round {round}")})),
+                );
+                assert_eq!(r.status, 200, "{}", r.describe());
+                let r = admin.send(
+                    srv,
+                    "POST",
+                    &format!("{NS}/events/{id}"),
+                    Some(json!({field: linked})),
+                );
+                assert_eq!(r.status, 200, "{}", r.describe());
+                if round == 0 {
+                    let r = admin.send(
+                        other,
+                        "DELETE",
+                        &format!("{NS}/{collection}/{linked}"),
+                        None,
+                    );
+                    assert_eq!(r.status, 200, "{}", r.describe());
+                }
+                last = seq_of(&r);
+            }
         }
     }
     let r = admin.send(
@@ -642,6 +678,14 @@ fn a_node_behind_the_pruned_log_copies_the_snapshot_again() {
         .collect();
     assert_eq!(names.len(), 3, "{names:?}");
     assert!(!names.contains(&"kept".to_string()), "{names:?}");
+    // A new node joins after the prune, from the snapshot.
+    let c = node(&pg, &tmp.path().join("c"));
+    assert_eq!(position(&c), position(&b));
+    assert_eq!(
+        c.get(&format!("{NS}/tags?hide_empty=false")).json(),
+        b.get(&format!("{NS}/tags?hide_empty=false")).json()
+    );
+    drop(c);
     // And B writes again.
     let r = admin.send(
         &b,
