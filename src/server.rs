@@ -210,9 +210,17 @@ async fn run(
 /// of it starts from the snapshot (and must hold nothing of its own); from then on every write
 /// goes through the log.
 fn join_cluster(store: &Store, url: &str, node: &str) -> Result<(), Exit> {
-    let log = PgLog::connect(url, node)
-        .map_err(|e| Exit::new(1, format!("cannot use the cluster log: {e}")))?;
-    if store.cluster_applied().map_err(|e| Exit::new(1, e))? == 0 {
+    let applied = store.cluster_applied().map_err(|e| Exit::new(1, e))?;
+    let log = match PgLog::connect(url, node) {
+        Ok(log) => log,
+        // A replica can serve reads while PostgreSQL is away; writes wait for it.
+        Err(e) if applied > 0 => {
+            tracing::warn!(error = %e, "the cluster log is unreachable; serving reads from the replica");
+            PgLog::unconnected(url, node)
+        }
+        Err(e) => return Err(Exit::new(1, format!("cannot use the cluster log: {e}"))),
+    };
+    if applied == 0 {
         if store_holds_data(store)? {
             return Err(Exit::new(
                 1,

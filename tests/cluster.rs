@@ -376,6 +376,17 @@ fn without_postgresql_writes_answer_503_and_change_nothing_and_reads_go_on() {
     let during = a.get(&format!("{NS}/tags?hide_empty=false"));
     assert_eq!(during.status, 200);
     assert_eq!(during.json(), before);
+    // A node (re)started meanwhile serves its replica too.
+    stop(a);
+    let a = node(&pg, &tmp.path().join("a"));
+    assert_eq!(a.get(&format!("{NS}/tags?hide_empty=false")).json(), before);
+    let r = admin.send(
+        &a,
+        "POST",
+        &format!("{NS}/tags"),
+        Some(json!({"name": "during"})),
+    );
+    assert_error(&r, 503, "rest_cluster_unavailable");
 
     pg.start_again();
     // The node reconnects by itself.

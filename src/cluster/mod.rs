@@ -132,10 +132,22 @@ impl PgLog {
         })
     }
 
+    /// A log that connects at its first use (a node starting while PostgreSQL is away serves
+    /// reads from its replica meanwhile; writes answer 503 until it is back).
+    pub fn unconnected(url: &str, node: &str) -> PgLog {
+        PgLog {
+            url: url.to_string(),
+            node: node.to_string(),
+            client: Mutex::new(None),
+        }
+    }
+
     fn client(&self) -> Result<MutexGuard<'_, Option<Client>>, String> {
         let mut guard = self.client.lock().expect("cluster connection lock");
         if guard.as_ref().is_none_or(Client::is_closed) {
-            *guard = Some(connect(&self.url).map_err(|e| e.to_string())?);
+            let mut client = connect(&self.url).map_err(|e| e.to_string())?;
+            migrate(&mut client).map_err(|e| e.to_string())?;
+            *guard = Some(client);
         }
         Ok(guard)
     }
