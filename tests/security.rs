@@ -449,9 +449,8 @@ fn guesses_beyond_what_the_verifiers_can_check_in_two_seconds_get_503_with_retry
     let conns = fire(srv.addr, &shots);
     let tally = refusals(conns, &shots, "528 admitted guesses");
     assert_peak_rss_bounded(&srv, "528 concurrent guesses from 12 addresses");
-    // No name or address gets more guesses than its free failures, so 429s are rare: only a
-    // guess that reaches the server after a lock set by its name's eleventh (a connection
-    // accepted late) meets one, and 429 is a valid answer then too.
+    // No name or address gets more guesses than its free failures plus one, so 429s are rare;
+    // one was seen once under a loaded CI machine, and 429 is a valid answer to a guess.
     assert!(
         tally.throttled <= 5,
         "hardly any guess is throttled: {tally:?}"
