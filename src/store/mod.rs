@@ -235,24 +235,44 @@ impl Store {
         if let Some(log) = log {
             return self.write_through_log(log.as_ref(), f);
         }
+        let (out, last) = self.transact(false, f)?;
+        // On a single node a write's position is its outbox sequence number.
+        self.after_commit(last, last);
+        if last.is_some() {
+            WRITTEN_AT.set(last);
+        }
+        Ok(out)
+    }
+
+    /// One local write transaction: `f` runs in it (its changes recorded when `recording`),
+    /// and it commits only when `f` succeeds. Returns `f`'s result and the transaction's last
+    /// outbox sequence number.
+    fn transact<T, E: From<StoreError>>(
+        &self,
+        recording: bool,
+        f: impl FnOnce(&mut WriteTx) -> Result<T, E>,
+    ) -> Result<(T, Option<u64>), E> {
+        let _counted = InProgress::enter(&self.in_progress);
+        let txn = self.db.begin_write().map_err(StoreError::from)?;
         let (out, last) = {
-            let _counted = InProgress::enter(&self.in_progress);
-            let txn = self.db.begin_write().map_err(StoreError::from)?;
-            let (out, last) = {
-                let mut tx = WriteTx {
-                    open: OpenTables::new(&txn),
-                    last_outbox_seq: None,
-                    recorded: None,
-                };
-                let out = f(&mut tx)?;
-                (out, tx.last_outbox_seq)
-                // The open tables close here, before the commit.
+            let mut tx = WriteTx {
+                open: OpenTables::new(&txn),
+                last_outbox_seq: None,
+                recorded: recording.then(Vec::new),
             };
-            txn.commit().map_err(StoreError::from)?;
-            (out, last)
+            let out = f(&mut tx)?;
+            (out, tx.last_outbox_seq)
+            // The open tables close here, before the commit.
         };
+        txn.commit().map_err(StoreError::from)?;
+        Ok((out, last))
+    }
+
+    /// After a local commit: the index takes the outbox entries up to `last_outbox_seq` (the
+    /// write waits for it), then the position moves to `position`.
+    fn after_commit(&self, last_outbox_seq: Option<u64>, position: Option<u64>) {
         self.bump_version();
-        if let Some(seq) = last {
+        if let Some(seq) = last_outbox_seq {
             let hook = self.after_commit.read().expect("commit hook lock").clone();
             if let Some(hook) = hook {
                 hook(seq);
@@ -260,11 +280,11 @@ impl Store {
                 // older answers (term counts): it is not current either.
                 self.bump_version();
             }
-            self.position
-                .fetch_max(seq, std::sync::atomic::Ordering::SeqCst);
-            WRITTEN_AT.set(Some(seq));
         }
-        Ok(out)
+        if let Some(position) = position {
+            self.position
+                .fetch_max(position, std::sync::atomic::Ordering::SeqCst);
+        }
     }
 
     /// The position of the last write this thread committed since the last call, if any:
@@ -350,32 +370,23 @@ impl Store {
             ));
         }
         self.apply_entries(&missing)?;
-        let (out, last, seq) = {
-            let _counted = InProgress::enter(&self.in_progress);
-            let txn = self.db.begin_write().map_err(StoreError::from)?;
-            let (out, last, seq) = {
-                let mut tx = WriteTx {
-                    open: OpenTables::new(&txn),
-                    last_outbox_seq: None,
-                    recorded: Some(Vec::new()),
-                };
-                let out = f(&mut tx)?;
-                let changes = tx.recorded.take().unwrap_or_default();
-                if changes.is_empty() {
-                    // Nothing to replicate (and nothing changed here either).
-                    return Ok(out);
-                }
-                let seq = pending.commit(&changes).map_err(unavailable)?;
-                tx.meta_mut()?
-                    .insert(CLUSTER_APPLIED, seq)
-                    .map_err(StoreError::from)?;
-                (out, tx.last_outbox_seq, seq)
-            };
-            txn.commit().map_err(StoreError::from)?;
-            (out, last, seq)
-        };
-        self.after_local_commit(last, seq);
-        WRITTEN_AT.set(Some(seq));
+        let ((out, seq), last) = self.transact(true, |tx| -> Result<_, E> {
+            let out = f(tx)?;
+            let changes = tx.recorded.take().unwrap_or_default();
+            if changes.is_empty() {
+                // Nothing to replicate (and nothing changed here either).
+                return Ok((out, None));
+            }
+            let seq = pending.commit(&changes).map_err(unavailable)?;
+            tx.meta_mut()?
+                .insert(CLUSTER_APPLIED, seq)
+                .map_err(StoreError::from)?;
+            Ok((out, Some(seq)))
+        })?;
+        if seq.is_some() {
+            self.after_commit(last, seq);
+            WRITTEN_AT.set(seq);
+        }
         Ok(out)
     }
 
@@ -385,35 +396,24 @@ impl Store {
         let Some(newest) = entries.last().map(|e| e.seq) else {
             return Ok(());
         };
-        let last = {
-            let _counted = InProgress::enter(&self.in_progress);
-            let txn = self.db.begin_write()?;
-            let last = {
-                let mut tx = WriteTx {
-                    open: OpenTables::new(&txn),
-                    last_outbox_seq: None,
-                    recorded: None,
-                };
-                let applied = tx.meta_mut()?.get(CLUSTER_APPLIED)?.map(|v| v.value());
-                let applied = applied.unwrap_or(0);
-                for entry in entries.iter().filter(|e| e.seq > applied) {
-                    for change in &entry.changes {
-                        tx.apply(change)?;
-                        if matches!(change, Change::User { .. }) {
-                            self.users_generation
-                                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                        }
+        let ((), last) = self.transact(false, |tx| {
+            let applied = tx.meta_mut()?.get(CLUSTER_APPLIED)?.map(|v| v.value());
+            let applied = applied.unwrap_or(0);
+            for entry in entries.iter().filter(|e| e.seq > applied) {
+                for change in &entry.changes {
+                    tx.apply(change)?;
+                    if matches!(change, Change::User { .. }) {
+                        self.users_generation
+                            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                     }
                 }
-                if newest > applied {
-                    tx.meta_mut()?.insert(CLUSTER_APPLIED, newest)?;
-                }
-                tx.last_outbox_seq
-            };
-            txn.commit()?;
-            last
-        };
-        self.after_local_commit(last, newest);
+            }
+            if newest > applied {
+                tx.meta_mut()?.insert(CLUSTER_APPLIED, newest)?;
+            }
+            Ok::<(), StoreError>(())
+        })?;
+        self.after_commit(last, Some(newest));
         Ok(())
     }
 
@@ -421,63 +421,37 @@ impl Store {
     /// a replica that fell behind the oldest entry the log still keeps. Every record held before
     /// or after enters the outbox, so the index drops what the snapshot no longer has.
     pub fn replace_with_snapshot(&self, seq: u64, rows: &[Change]) -> StoreResult<()> {
-        let last = {
-            let _counted = InProgress::enter(&self.in_progress);
-            let txn = self.db.begin_write()?;
-            let last = {
-                let mut tx = WriteTx {
-                    open: OpenTables::new(&txn),
-                    last_outbox_seq: None,
-                    recorded: None,
-                };
-                for kind in Kind::ALL {
-                    let mut held = Vec::new();
-                    for entry in tx.records(kind)?.iter()? {
-                        held.push(entry?.0.value());
-                    }
-                    for id in held {
-                        tx.apply(&Change::Record {
-                            kind,
-                            id,
-                            value: None,
-                        })?;
-                    }
+        let ((), last) = self.transact(false, |tx| {
+            for kind in Kind::ALL {
+                let mut held = Vec::new();
+                for entry in tx.records(kind)?.iter()? {
+                    held.push(entry?.0.value());
                 }
-                let open = &mut tx.open;
-                exclusive(open.txn, &mut open.users, USERS)?.retain(|_, _| false)?;
-                exclusive(open.txn, &mut open.user_names, USER_NAMES)?.retain(|_, _| false)?;
-                exclusive(open.txn, &mut open.slugs, SLUGS)?.retain(|_, _| false)?;
-                exclusive(open.txn, &mut open.images, IMAGES)?.retain(|_, _| false)?;
-                exclusive(open.txn, &mut open.image_urls, IMAGE_URLS)?.retain(|_, _| false)?;
-                exclusive(open.txn, &mut open.groups, GROUPS)?.retain(|_, _| false)?;
-                for change in rows {
-                    tx.apply(change)?;
+                for id in held {
+                    tx.apply(&Change::Record {
+                        kind,
+                        id,
+                        value: None,
+                    })?;
                 }
-                tx.meta_mut()?.insert(CLUSTER_APPLIED, seq)?;
-                tx.last_outbox_seq
-            };
-            txn.commit()?;
-            last
-        };
+            }
+            let open = &mut tx.open;
+            exclusive(open.txn, &mut open.users, USERS)?.retain(|_, _| false)?;
+            exclusive(open.txn, &mut open.user_names, USER_NAMES)?.retain(|_, _| false)?;
+            exclusive(open.txn, &mut open.slugs, SLUGS)?.retain(|_, _| false)?;
+            exclusive(open.txn, &mut open.images, IMAGES)?.retain(|_, _| false)?;
+            exclusive(open.txn, &mut open.image_urls, IMAGE_URLS)?.retain(|_, _| false)?;
+            exclusive(open.txn, &mut open.groups, GROUPS)?.retain(|_, _| false)?;
+            for change in rows {
+                tx.apply(change)?;
+            }
+            tx.meta_mut()?.insert(CLUSTER_APPLIED, seq)?;
+            Ok::<(), StoreError>(())
+        })?;
         self.users_generation
             .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        self.after_local_commit(last, seq);
+        self.after_commit(last, Some(seq));
         Ok(())
-    }
-
-    /// After a local commit in cluster mode: the index takes the outbox entries, then the
-    /// position moves to the log's `seq`.
-    fn after_local_commit(&self, last_outbox_seq: Option<u64>, seq: u64) {
-        self.bump_version();
-        if let Some(outbox_seq) = last_outbox_seq {
-            let hook = self.after_commit.read().expect("commit hook lock").clone();
-            if let Some(hook) = hook {
-                hook(outbox_seq);
-                self.bump_version();
-            }
-        }
-        self.position
-            .fetch_max(seq, std::sync::atomic::Ordering::SeqCst);
     }
 
     /// The position of the newest write that every later read sees, search included: the
