@@ -72,8 +72,14 @@ pub enum ClusterError {
     NotEmpty { head: u64 },
 }
 
+/// The log's head (the last entry's `seq`, 0 for an empty log).
+const HEAD: &str = "SELECT value FROM almanac_meta WHERE key = 'head'";
+
+/// A connection to the cluster's database, its tables created or checked first.
 fn connect(url: &str) -> Result<Client, ClusterError> {
-    Ok(Client::connect(url, NoTls)?)
+    let mut client = Client::connect(url, NoTls)?;
+    migrate(&mut client)?;
+    Ok(client)
 }
 
 /// Creates almanac's tables if they do not exist yet, refusing newer ones.
@@ -123,8 +129,7 @@ pub struct PgLog {
 impl PgLog {
     /// Connects, and creates almanac's tables when the database has none.
     pub fn connect(url: &str, node: &str) -> Result<PgLog, ClusterError> {
-        let mut client = connect(url)?;
-        migrate(&mut client)?;
+        let client = connect(url)?;
         Ok(PgLog {
             url: url.to_string(),
             node: node.to_string(),
@@ -145,9 +150,7 @@ impl PgLog {
     fn client(&self) -> Result<MutexGuard<'_, Option<Client>>, String> {
         let mut guard = self.client.lock().expect("cluster connection lock");
         if guard.as_ref().is_none_or(Client::is_closed) {
-            let mut client = connect(&self.url).map_err(|e| e.to_string())?;
-            migrate(&mut client).map_err(|e| e.to_string())?;
-            *guard = Some(client);
+            *guard = Some(connect(&self.url).map_err(|e| e.to_string())?);
         }
         Ok(guard)
     }
@@ -173,9 +176,7 @@ fn snapshot_with(client: &mut Client, condition: &str) -> Result<(u64, Vec<Chang
         .isolation_level(postgres::IsolationLevel::RepeatableRead)
         .read_only(true)
         .start()?;
-    let head: i64 = tx
-        .query_one("SELECT value FROM almanac_meta WHERE key = 'head'", &[])?
-        .get(0);
+    let head: i64 = tx.query_one(HEAD, &[])?.get(0);
     let mut changes = Vec::new();
     let rows = tx.query(
         &format!("SELECT change FROM almanac_snapshot WHERE {condition}"),
@@ -198,12 +199,9 @@ const INIT_BATCH: usize = 1000;
 /// nodes copy the snapshot. Refused when the cluster already holds writes.
 pub fn initialize(url: &str, node: &str, store: &Store) -> Result<u64, ClusterError> {
     let mut client = connect(url)?;
-    migrate(&mut client)?;
     let mut tx = client.transaction()?;
     tx.execute("SELECT pg_advisory_xact_lock($1)", &[&WRITERS_LOCK])?;
-    let head: i64 = tx
-        .query_one("SELECT value FROM almanac_meta WHERE key = 'head'", &[])?
-        .get(0);
+    let head: i64 = tx.query_one(HEAD, &[])?.get(0);
     if head != 0 {
         return Err(ClusterError::NotEmpty { head: head as u64 });
     }
@@ -282,9 +280,7 @@ impl PgWrite<'_> {
     fn append(&mut self, changes: &[Change]) -> Result<u64, postgres::Error> {
         let node = self.node.to_string();
         let client = self.client();
-        let head: i64 = client
-            .query_one("SELECT value FROM almanac_meta WHERE key = 'head'", &[])?
-            .get(0);
+        let head: i64 = client.query_one(HEAD, &[])?.get(0);
         let seq = head + 1;
         client.execute(
             "INSERT INTO almanac_log (seq, node, changes) VALUES ($1, $2, $3)",
@@ -413,7 +409,6 @@ impl Drop for Replica {
 /// that are further behind copy the snapshot when they come back. Returns how many went.
 pub fn prune(url: &str, keep: Duration) -> Result<u64, ClusterError> {
     let mut client = connect(url)?;
-    migrate(&mut client)?;
     let dropped = client.execute(
         "DELETE FROM almanac_log WHERE at < now() - make_interval(secs => $1) \
          AND seq < (SELECT value FROM almanac_meta WHERE key = 'head')",
@@ -434,10 +429,7 @@ pub struct NodeStatus {
 /// The log's head and every node that has reported, by name.
 pub fn status(url: &str) -> Result<(u64, Vec<NodeStatus>), ClusterError> {
     let mut client = connect(url)?;
-    migrate(&mut client)?;
-    let head: i64 = client
-        .query_one("SELECT value FROM almanac_meta WHERE key = 'head'", &[])?
-        .get(0);
+    let head: i64 = client.query_one(HEAD, &[])?.get(0);
     let nodes = client
         .query(
             "SELECT node, applied, extract(epoch FROM now() - seen)::bigint \
@@ -514,9 +506,7 @@ fn follow_connected(
         // Where this node is, then where the log is (for `cluster status` and `/healthz`). In
         // this order: a local write may move the node on meanwhile, never past the head.
         let applied = store.cluster_applied()?;
-        let head: i64 = client
-            .query_one("SELECT value FROM almanac_meta WHERE key = 'head'", &[])?
-            .get(0);
+        let head: i64 = client.query_one(HEAD, &[])?.get(0);
         store.note_log_head(head as u64);
         client.execute(
             "INSERT INTO almanac_nodes (node, applied, seen) VALUES ($1, $2, now()) \

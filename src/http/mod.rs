@@ -83,7 +83,7 @@ impl AppState {
         {
             return;
         }
-        match self.store.users() {
+        match crate::service::users::list(&self.store) {
             Ok(users) => self.auth.replace_users(users),
             Err(e) => {
                 tracing::error!(error = %e, "reloading users failed");
