@@ -688,6 +688,13 @@ fn header_floods_and_conflicting_framing_are_refused_by_the_http_layer() {
             String::from_utf8_lossy(bad),
             r.describe()
         );
+        // Refused by the HTTP parser, with the JSON error body all the same.
+        assert_eq!(
+            r.json()["code"],
+            "rest_malformed_request",
+            "{}",
+            r.describe()
+        );
         assert_survived(&r, "bad framing");
     }
     // A header value that is not UTF-8 (obs-text) is allowed by HTTP and simply unknown here.
