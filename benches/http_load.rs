@@ -11,7 +11,9 @@
 //! request of the query mix runs under wrk for `ALMANAC_BENCH_SECONDS` seconds (default 5) with
 //! 1 connection (`-t1 -c1`) and 4 connections (`-t2 -c4`); `benches/wrk/report.lua` prints the
 //! latency percentiles and the request rate, `benches/wrk/post_event.lua` sends the creates
-//! (unique titles, Basic credentials). The creates run last, since they grow the calendar.
+//! (unique titles, Basic credentials), `benches/wrk/feed_uncached.lua` asks for a calendar feed
+//! under ever new spellings (so that the feed cache never answers). The creates run last, since
+//! they grow the calendar.
 //!
 //! Output: a markdown table on stdout and `target/bench-results/http-<N>.json`. The binary is
 //! the one Cargo builds for benchmarks (`CARGO_BIN_EXE_almanac`, the release profile under
@@ -175,6 +177,41 @@ fn main() {
             );
             eprintln!("{name} c{connections}: {}", summary(&r));
             results.push(entry(name, "GET", &path, threads, connections, total, r));
+        }
+    }
+    // A calendar feed of about FEED_EVENTS events of one category, polled again and again
+    // (answered from the feed cache) and built afresh for each request.
+    let (day, end_day, feed_total) = feed_window(&client, &base, p.category);
+    let feed_path = format!("/events.ics?categories={}&end_date={end_day}", p.category);
+    let gzip = "Accept-Encoding: gzip";
+    for (name, script, path) in [
+        (
+            "calendar_feed",
+            "report.lua",
+            format!("{feed_path}&start_date={day}"),
+        ),
+        ("calendar_feed_uncached", "feed_uncached.lua", feed_path),
+    ] {
+        for (threads, connections) in LOADS {
+            let r = wrk(
+                &scripts.join(script),
+                &format!("{base}{path}"),
+                threads,
+                connections,
+                seconds,
+                &[gzip],
+                &[("ALMANAC_BENCH_DAY", &day)],
+            );
+            eprintln!("{name} c{connections}: {}", summary(&r));
+            results.push(entry(
+                name,
+                "GET",
+                &path,
+                threads,
+                connections,
+                Some(feed_total),
+                r,
+            ));
         }
     }
     let memory_reads = server.memory();
@@ -645,6 +682,39 @@ fn window(year: i32, month: u32, months: u32) -> (String, String) {
         format!("{}+00:00:00", first.format("%Y-%m-%d")),
         format!("{}+23:59:59", last.format("%Y-%m-%d")),
     )
+}
+
+/// Events in the benchmark's calendar feed, about.
+const FEED_EVENTS: u64 = 500;
+
+/// A window from 2027-01-01 holding about [`FEED_EVENTS`] events of `category`: its first and
+/// last day and the events it holds (found from the list's totals, widening or narrowing it).
+fn feed_window(
+    client: &reqwest::blocking::Client,
+    base: &str,
+    category: u64,
+) -> (String, String, u64) {
+    let first = chrono::NaiveDate::from_ymd_opt(2027, 1, 1).expect("a date");
+    let mut days: u64 = 30;
+    let mut total = 0;
+    for _ in 0..4 {
+        let last = first + chrono::Days::new(days - 1);
+        total = client
+            .get(format!(
+                "{base}/events?per_page=1&categories={category}&start_date={first}&end_date={last}"
+            ))
+            .send()
+            .ok()
+            .and_then(|r| r.headers().get("x-cal-total")?.to_str().ok()?.parse().ok())
+            .unwrap_or(0);
+        let wanted = (days * FEED_EVENTS / total.max(1)).clamp(1, 3 * 365);
+        if wanted == days {
+            break;
+        }
+        days = wanted;
+    }
+    let last = first + chrono::Days::new(days - 1);
+    (first.to_string(), last.to_string(), total)
 }
 
 fn wrk(

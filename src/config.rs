@@ -108,6 +108,29 @@ impl ConnectionLimits {
     }
 }
 
+/// Memory for whole calendar feeds kept between polls, by default.
+pub const DEFAULT_FEED_CACHE_MB: usize = 64;
+
+/// `ALMANAC_FEED_CACHE_MB`: megabytes of calendar feeds kept between polls (0 keeps none).
+pub fn feed_cache_bytes() -> Result<usize, String> {
+    feed_cache_from(std::env::var("ALMANAC_FEED_CACHE_MB").ok())
+}
+
+fn feed_cache_from(value: Option<String>) -> Result<usize, String> {
+    let megabytes = match value.filter(|v| !v.is_empty()) {
+        None => DEFAULT_FEED_CACHE_MB,
+        Some(v) => v
+            .trim()
+            .parse::<usize>()
+            .ok()
+            .filter(|n| *n <= 1 << 20)
+            .ok_or_else(|| {
+                format!("invalid ALMANAC_FEED_CACHE_MB {v:?}: expected megabytes from 0 to 1048576")
+            })?,
+    };
+    Ok(megabytes * 1024 * 1024)
+}
+
 /// A positive number of seconds up to an hour.
 fn parse_seconds(name: &str, value: &str) -> Result<Duration, String> {
     value
@@ -127,6 +150,17 @@ fn parse_seconds(name: &str, value: &str) -> Result<Duration, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn feed_cache_size_is_megabytes_or_refused() {
+        assert_eq!(feed_cache_from(None), Ok(64 << 20));
+        assert_eq!(feed_cache_from(Some(String::new())), Ok(64 << 20));
+        assert_eq!(feed_cache_from(Some(" 0 ".into())), Ok(0));
+        assert_eq!(feed_cache_from(Some("8".into())), Ok(8 << 20));
+        for bad in ["-1", "lots", "2000000"] {
+            assert!(feed_cache_from(Some(bad.into())).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn connection_limits_from_the_environment() {

@@ -95,6 +95,7 @@ pub fn serve(options: ServeOptions) -> Result<(), Exit> {
     tune_malloc();
     // Step 1 of §8.4: configuration is validated before the data directory is touched.
     let limits = ConnectionLimits::from_env().map_err(|e| Exit::new(2, e))?;
+    let feed_cache = crate::config::feed_cache_bytes().map_err(|e| Exit::new(2, e))?;
     let data_dir = DataDir::open(&options.data_dir, true).map_err(data_dir_exit)?;
     let store_path = data_dir.store_path().map_err(data_dir_exit)?;
     let store = Store::open(&store_path).map_err(|e| Exit::new(1, e))?;
@@ -134,6 +135,7 @@ pub fn serve(options: ServeOptions) -> Result<(), Exit> {
         all_users,
         options,
         limits,
+        feed_cache,
     ));
     // Requests that outlived the grace period are dropped with the runtime.
     runtime.shutdown_timeout(Duration::from_millis(100));
@@ -152,6 +154,7 @@ async fn run(
     all_users: Vec<crate::model::User>,
     options: ServeOptions,
     limits: ConnectionLimits,
+    feed_cache: usize,
 ) -> Result<(), Exit> {
     let listener = tokio::net::TcpListener::bind(options.listen)
         .await
@@ -160,13 +163,16 @@ async fn run(
     let public_url = options
         .public_url
         .unwrap_or_else(|| default_public_url(bound));
-    let state = Arc::new(AppState::new(
-        store,
-        index,
-        Authenticator::new(all_users),
-        &public_url,
-        limits.body_read_timeout,
-    ));
+    let state = Arc::new(
+        AppState::new(
+            store,
+            index,
+            Authenticator::new(all_users),
+            &public_url,
+            limits.body_read_timeout,
+        )
+        .with_feed_cache(feed_cache),
+    );
 
     let mut sigint = signal(SignalKind::interrupt()).map_err(|e| Exit::new(1, e))?;
     let mut sigterm = signal(SignalKind::terminate()).map_err(|e| Exit::new(1, e))?;

@@ -393,7 +393,15 @@ fn assert_links(s: &Server, r: &Resp, v: &Value, seg: &str, page: u64, qs: &str)
     }
     let links = r.header_all("link");
     assert_eq!(links.len(), 1, "one Link field; {}", r.describe());
-    assert_eq!(links[0], link, "Link header; {}", r.describe());
+    // The list's calendar feed comes last (docs/api.md, "Calendar feeds").
+    let (relations, feed) = links[0].rsplit_once(", <").expect("a feed relation");
+    assert!(
+        feed.ends_with(">; rel=\"alternate\"; type=\"text/calendar\"")
+            && feed.starts_with(&format!("{}{}/cal/events/v1/events.ics", s.public, seg)),
+        "feed link; {}",
+        r.describe()
+    );
+    assert_eq!(relations, link, "Link header; {}", r.describe());
 }
 
 /// 404 `event-archive-page-not-found`, with only the discovery link.

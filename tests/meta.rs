@@ -724,9 +724,12 @@ fn doc(l: &str) -> (Resp, Value) {
 
 /// §2.4's paths, plus almanac's administrators-only reindex route (an extension of the
 /// search-index issue, documented in `/doc` but not part of the plugin's catalogue).
-const DOC_PATHS: [&str; 16] = [
+const DOC_PATHS: [&str; 19] = [
     "/",
     "/doc",
+    "/events.ics",
+    "/events/{id}.ics",
+    "/events/by-slug/{slug}.ics",
     "/events",
     "/events/{id}",
     "/events/by-slug/{slug}",
@@ -759,6 +762,10 @@ fn expected_operations(path: &str) -> Vec<(&'static str, String)> {
         "/" => vec![("get", "getNamespaceIndex".into())],
         "/doc" => vec![("get", "getDocumentation".into())],
         "/index/rebuild" => vec![("post", "rebuildIndex".into())],
+        // Calendar feeds (docs/api.md, "Calendar feeds"): read-only.
+        "/events.ics" => vec![("get", "listEventsCalendar".into())],
+        "/events/{id}.ics" => vec![("get", "getEventCalendar".into())],
+        "/events/by-slug/{slug}.ics" => vec![("get", "getEventCalendarBySlug".into())],
         p if p.matches('/').count() == 1 => {
             let (one, many) = kind(p);
             vec![

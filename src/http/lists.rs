@@ -143,10 +143,12 @@ impl ListAnswer<'_> {
                 links.total_pages.to_string(),
             );
         if let Some(next) = &links.next {
-            answer.link_relations.push((next.clone(), "next"));
+            answer.link_relations.push((next.clone(), "rel=\"next\""));
         }
         if let Some(previous) = &links.previous {
-            answer.link_relations.push((previous.clone(), "prev"));
+            answer
+                .link_relations
+                .push((previous.clone(), "rel=\"prev\""));
         }
         answer
     }

@@ -5,6 +5,7 @@
 pub mod body;
 pub mod connections;
 pub mod error;
+pub mod ical;
 pub mod links;
 pub mod lists;
 pub mod meta;
@@ -48,6 +49,10 @@ pub struct AppState {
     pub routes: RouteTable,
     /// Serialized list members of the current store version and second.
     pub representations: representations::RepresentationCache,
+    /// When the store last changed, for the `Last-Modified` of calendar feeds.
+    pub changes: ical::ChangeClock,
+    /// Whole calendar feeds of the current store version.
+    pub feeds: ical::FeedCache,
     /// How long a client may take to send a request body (`ConnectionLimits`).
     pub body_read_timeout: Duration,
     /// The store's users generation the authenticator's users are from.
@@ -62,6 +67,7 @@ impl AppState {
         public_url: &str,
         body_read_timeout: Duration,
     ) -> AppState {
+        let version = store.version();
         AppState {
             store,
             index,
@@ -69,9 +75,17 @@ impl AppState {
             public_url: public_url.into(),
             routes: RouteTable::new(route_table()),
             representations: Default::default(),
+            changes: ical::ChangeClock::new(version),
+            feeds: ical::FeedCache::new(crate::config::DEFAULT_FEED_CACHE_MB << 20),
             body_read_timeout,
             users_generation: std::sync::atomic::AtomicU64::new(0),
         }
+    }
+
+    /// Keeps `bytes` of calendar feeds between polls instead of the default.
+    pub fn with_feed_cache(mut self, bytes: usize) -> AppState {
+        self.feeds = ical::FeedCache::new(bytes);
+        self
     }
 
     /// Reloads the authenticator's users when log entries from other nodes changed them.
@@ -98,6 +112,7 @@ fn route_table() -> Vec<routes::Route> {
     use crate::model::post::{Organizer, Venue};
     use crate::model::Kind;
     let mut all = meta::routes();
+    all.extend(resources::feeds::routes());
     all.extend(resources::events::routes());
     all.extend(resources::linked::routes::<Venue>());
     all.extend(resources::linked::routes::<Organizer>());

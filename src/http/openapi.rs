@@ -184,7 +184,7 @@ fn responses(endpoint: &Endpoint) -> Value {
         let entry = match status {
             200 | 201 => success(endpoint, *status, is_read),
             304 => {
-                json!({"description": "Not modified (If-None-Match).", "headers": {"ETag": {"$ref": "#/components/headers/ETag"}}})
+                json!({"description": "Not modified (If-None-Match, or If-Modified-Since on calendars).", "headers": {"ETag": {"$ref": "#/components/headers/ETag"}}})
             }
             _ => json!({"$ref": format!("#/components/responses/Error{status}")}),
         };
@@ -194,14 +194,27 @@ fn responses(endpoint: &Endpoint) -> Value {
 }
 
 fn success(endpoint: &Endpoint, status: u16, is_read: bool) -> Value {
-    let schema = match &endpoint.response {
-        ResponseSchema::Component(name) => json!({"$ref": format!("#/components/schemas/{name}")}),
-        ResponseSchema::AnyObject => json!({"type": "object"}),
+    let (media_type, schema) = match &endpoint.response {
+        ResponseSchema::Component(name) => (
+            "application/json",
+            json!({"$ref": format!("#/components/schemas/{name}")}),
+        ),
+        ResponseSchema::AnyObject => ("application/json", json!({"type": "object"})),
+        ResponseSchema::Calendar => (
+            "text/calendar",
+            json!({"type": "string", "description": "An iCalendar (RFC 5545) VCALENDAR."}),
+        ),
     };
     let mut headers = Map::new();
     headers.insert("Link".into(), json!({"$ref": "#/components/headers/Link"}));
     if is_read {
         headers.insert("ETag".into(), json!({"$ref": "#/components/headers/ETag"}));
+    }
+    if endpoint.response == ResponseSchema::Calendar {
+        headers.insert(
+            "Last-Modified".into(),
+            json!({"description": "The newest change the calendar reflects.", "schema": {"type": "string"}}),
+        );
     }
     if endpoint.class == OperationClass::List {
         headers.insert(
@@ -222,7 +235,7 @@ fn success(endpoint: &Endpoint, status: u16, is_read: bool) -> Value {
     json!({
         "description": "Success.",
         "headers": headers,
-        "content": {"application/json": {"schema": schema}},
+        "content": {media_type: {"schema": schema}},
     })
 }
 

@@ -524,6 +524,19 @@ impl Params {
         self.get(name).and_then(Value::as_str)
     }
 
+    /// The parameters sent, by name, each value in its JSON form: the same request, however
+    /// it was spelled or ordered, gives the same list.
+    pub fn sent_values(&self) -> Vec<(&'static str, String)> {
+        let mut sent: Vec<(&'static str, String)> = self
+            .values
+            .iter()
+            .filter(|(name, _)| self.sent.contains(*name))
+            .map(|(name, value)| (*name, value.to_string()))
+            .collect();
+        sent.sort_unstable();
+        sent
+    }
+
     /// The explicitly requested language, if `translation_language` was sent.
     pub fn translation_language(&self) -> Option<Language> {
         self.str("translation_language")

@@ -5,10 +5,12 @@
 use crate::auth::Caller;
 use crate::http::error::ApiError;
 use crate::http::links::Links;
+use bytes::Bytes;
 use flate2::write::GzEncoder;
 use flate2::Compression;
 use serde_json::Value;
 use std::io::Write;
+use std::sync::{Arc, OnceLock};
 use warp::http::header::{self, HeaderMap, HeaderName, HeaderValue};
 use warp::http::{Method, StatusCode};
 use warp::reply::Response;
@@ -20,7 +22,8 @@ pub struct ApiResponse {
     pub body: Body,
     /// Extra headers (e.g. `Location`, `X-Cal-Total`).
     pub headers: Vec<(HeaderName, String)>,
-    /// `rel="next"` / `rel="prev"` entries of the `Link` header (§6.3).
+    /// Entries of the `Link` header besides the discovery link: a URL and its parameters,
+    /// e.g. `rel="next"` (§6.3).
     pub link_relations: Vec<(String, &'static str)>,
 }
 
@@ -44,13 +47,42 @@ impl ApiResponse {
     }
 }
 
-/// A success body: a JSON value, or JSON already serialized (lists splice their members'
-/// cached serializations, see `representations`).
+/// A success body: a JSON value, JSON already serialized (lists splice their members'
+/// cached serializations, see `representations`), or another format (calendar feeds).
 #[derive(Debug)]
 pub enum Body {
     Json(Value),
     Serialized(Vec<u8>),
+    Shared(Arc<SharedBody>),
 }
+
+/// A body built once and answered many times (calendar feeds, from their cache): its tag and
+/// its compressed form are computed once too.
+#[derive(Debug)]
+pub struct SharedBody {
+    media_type: &'static str,
+    bytes: Bytes,
+    etag: String,
+    gzipped: OnceLock<Bytes>,
+}
+
+impl SharedBody {
+    pub fn new(media_type: &'static str, bytes: Vec<u8>) -> SharedBody {
+        SharedBody {
+            media_type,
+            etag: weak_etag(&bytes),
+            bytes: bytes.into(),
+            gzipped: OnceLock::new(),
+        }
+    }
+
+    /// The size in memory, for the cache's bound.
+    pub fn size(&self) -> usize {
+        self.bytes.len() + self.gzipped.get().map_or(0, Bytes::len)
+    }
+}
+
+const JSON: &str = "application/json; charset=UTF-8";
 
 /// Everything the finishing step needs to know about the request.
 pub struct Finish<'a> {
@@ -72,29 +104,57 @@ const GZIP_MIN_BYTES: usize = 1024;
 
 impl Finish<'_> {
     pub fn success(&self, answer: ApiResponse, cache_control: Option<&str>) -> Response {
-        let body = match answer.body {
-            Body::Json(value) => serde_json::to_vec(&value).expect("JSON values always serialize"),
-            Body::Serialized(bytes) => bytes,
+        let (body, media_type, shared) = match answer.body {
+            Body::Json(value) => (
+                serde_json::to_vec(&value)
+                    .expect("JSON values always serialize")
+                    .into(),
+                JSON,
+                None,
+            ),
+            Body::Serialized(bytes) => (Bytes::from(bytes), JSON, None),
+            Body::Shared(shared) => (shared.bytes.clone(), shared.media_type, Some(shared)),
         };
         let is_read = self.method == Method::GET || self.method == Method::HEAD;
-        let etag = (answer.status == StatusCode::OK && is_read).then(|| weak_etag(&body));
+        let etag = (answer.status == StatusCode::OK && is_read).then(|| match &shared {
+            Some(shared) => shared.etag.clone(),
+            None => weak_etag(&body),
+        });
         let cache = cache_control.unwrap_or(if self.caller.is_authenticated() {
             AUTHENTICATED_CACHE
         } else {
             "no-cache"
         });
+        let last_modified = answer
+            .headers
+            .iter()
+            .find(|(name, _)| name == header::LAST_MODIFIED)
+            .map(|(_, value)| value.as_str());
         if let Some(tag) = &etag {
-            if if_none_match(self.request_headers, tag) {
+            if not_modified(self.request_headers, tag, last_modified) {
                 let mut response = Response::new(Vec::new().into());
                 *response.status_mut() = StatusCode::NOT_MODIFIED;
                 let h = response.headers_mut();
                 put(h, header::ETAG, tag);
                 put(h, header::CACHE_CONTROL, cache);
+                if let Some(date) = last_modified {
+                    put(h, header::LAST_MODIFIED, date);
+                }
                 self.common_headers(h, false, &[]);
                 return response;
             }
         }
-        let mut response = self.json(answer.status, body, &answer.link_relations);
+        let compress = |body: &[u8]| match &shared {
+            Some(shared) => shared.gzipped.get_or_init(|| gzip(body)).clone(),
+            None => gzip(body),
+        };
+        let mut response = self.bytes(
+            answer.status,
+            body,
+            media_type,
+            &answer.link_relations,
+            compress,
+        );
         let h = response.headers_mut();
         put(h, header::CACHE_CONTROL, cache);
         if let Some(tag) = &etag {
@@ -108,7 +168,7 @@ impl Finish<'_> {
 
     pub fn error(&self, error: &ApiError) -> Response {
         let body = serde_json::to_vec(&error.body()).expect("JSON values always serialize");
-        let mut response = self.json(error.status, body, &[]);
+        let mut response = self.bytes(error.status, body.into(), JSON, &[], gzip);
         put(response.headers_mut(), header::CACHE_CONTROL, "no-store");
         if let Some(seconds) = error.retry_after() {
             response
@@ -118,22 +178,29 @@ impl Finish<'_> {
         response
     }
 
-    fn json(&self, status: StatusCode, body: Vec<u8>, relations: &[(String, &str)]) -> Response {
+    fn bytes(
+        &self,
+        status: StatusCode,
+        body: Bytes,
+        media_type: &str,
+        relations: &[(String, &str)],
+        compress: impl FnOnce(&[u8]) -> Bytes,
+    ) -> Response {
         let (body, gzipped) = if body.len() >= GZIP_MIN_BYTES && accepts_gzip(self.request_headers)
         {
-            (gzip(&body), true)
+            (compress(&body), true)
         } else {
             (body, false)
         };
         let body = if self.method == Method::HEAD {
-            Vec::new()
+            Bytes::new()
         } else {
             body
         };
         let mut response = Response::new(body.into());
         *response.status_mut() = status;
         let h = response.headers_mut();
-        put(h, header::CONTENT_TYPE, "application/json; charset=UTF-8");
+        put(h, header::CONTENT_TYPE, media_type);
         if gzipped {
             put(h, header::CONTENT_ENCODING, "gzip");
         }
@@ -157,8 +224,8 @@ impl Finish<'_> {
         }
         if let (true, Some(links)) = (with_link, self.links) {
             let mut value = format!("<{}>; rel=\"https://api.w.org/\"", links.rest_root());
-            for (url, rel) in relations {
-                value.push_str(&format!(", <{url}>; rel=\"{rel}\""));
+            for (url, parameters) in relations {
+                value.push_str(&format!(", <{url}>; {parameters}"));
             }
             put(h, header::LINK, &value);
         }
@@ -186,6 +253,21 @@ pub fn weak_etag(body: &[u8]) -> String {
 }
 
 /// Weak comparison: `W/` prefixes are ignored; `*` matches anything.
+/// Whether the client's copy is current: `If-None-Match` names our tag, or, when the client
+/// sent no `If-None-Match` (which takes precedence, RFC 9110 §13.2.2), its `If-Modified-Since`
+/// is no earlier than our `Last-Modified`.
+fn not_modified(headers: &HeaderMap, etag: &str, last_modified: Option<&str>) -> bool {
+    if headers.contains_key(header::IF_NONE_MATCH) {
+        return if_none_match(headers, etag);
+    }
+    let date = |value: &str| chrono::DateTime::parse_from_rfc2822(value).ok();
+    let since = headers
+        .get(header::IF_MODIFIED_SINCE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(date);
+    matches!((since, last_modified.and_then(date)), (Some(since), Some(ours)) if ours <= since)
+}
+
 fn if_none_match(headers: &HeaderMap, etag: &str) -> bool {
     let strip = |t: &str| t.trim().trim_start_matches("W/").to_string();
     let ours = strip(etag);
@@ -216,12 +298,13 @@ fn accepts_gzip(headers: &HeaderMap) -> bool {
         })
 }
 
-fn gzip(body: &[u8]) -> Vec<u8> {
+fn gzip(body: &[u8]) -> Bytes {
     let mut encoder = GzEncoder::new(Vec::with_capacity(body.len() / 3), Compression::fast());
     encoder.write_all(body).expect("writing into a Vec");
     encoder
         .finish()
         .expect("finishing a gzip stream into a Vec")
+        .into()
 }
 
 #[cfg(test)]

@@ -16,6 +16,12 @@ pub enum Seg {
     Id,
     /// `{slug}`: any non-empty segment.
     Slug,
+    /// `{id}` followed by a file extension such as `.ics` (another representation of the
+    /// record).
+    IdWith(&'static str),
+    /// `{slug}` followed by a file extension (slugs hold no dots, so no slug is mistaken for
+    /// one).
+    SlugWith(&'static str),
 }
 
 /// The WordPress handler groups (common.md §2.2).
@@ -86,12 +92,14 @@ impl OperationClass {
 }
 
 /// The schema of a successful answer, for `/doc`.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ResponseSchema {
     /// `#/components/schemas/<name>`.
     Component(String),
     /// `{"type": "object"}` (the `/doc` operation itself, §2.4 item 9).
     AnyObject,
+    /// A `text/calendar` body (calendar feeds).
+    Calendar,
 }
 
 /// The route-level permission of an endpoint (common.md §3.5), as the `Allow` header reports
@@ -151,12 +159,19 @@ impl Route {
     }
 
     /// Routes of the plugin's catalogue (common.md §1.2) are listed in the namespace index;
-    /// almanac's administrators-only extensions are documented in `/doc` only.
+    /// almanac's extensions (administrators' routes, the calendar feeds) are documented in
+    /// `/doc` only.
     pub fn in_catalogue(&self) -> bool {
-        !self
+        let administrative = self
             .endpoints
             .iter()
-            .all(|e| e.permission == Permission::Administrator)
+            .all(|e| e.permission == Permission::Administrator);
+        let feed = self.segments.iter().any(|s| match s {
+            Seg::Lit(lit) => lit.contains('.'),
+            Seg::IdWith(_) | Seg::SlugWith(_) => true,
+            Seg::Id | Seg::Slug => false,
+        });
+        !administrative && !feed
     }
 
     pub fn has_placeholders(&self) -> bool {
@@ -165,12 +180,16 @@ impl Route {
 
     /// The key of the namespace index: `/cal/events/v1/events/(?P<id>\d+)`.
     pub fn index_key(&self) -> String {
-        self.render("(?P<id>\\d+)", "(?P<slug>[^/]+)")
+        format!(
+            "/{}{}",
+            crate::http::links::NAMESPACE,
+            self.relative_with("(?P<id>\\d+)", "(?P<slug>[^/]+)", "\\.")
+        )
     }
 
     /// The path relative to the namespace, with placeholders as in `/doc`: `/events/{id}`.
     pub fn doc_path(&self) -> String {
-        let path = self.relative("{id}", "{slug}");
+        let path = self.relative_with("{id}", "{slug}", ".");
         if path.is_empty() {
             "/".into()
         } else {
@@ -180,31 +199,27 @@ impl Route {
 
     /// The path relative to the namespace root (`""` for the root), for placeholder-free routes.
     pub fn relative_path(&self) -> String {
-        self.relative("{id}", "{slug}")
+        self.relative_with("{id}", "{slug}", ".")
     }
 
-    fn relative(&self, id: &str, slug: &str) -> String {
+    /// The path with `id` and `slug` in place of the placeholders and `dot` for the dot of an
+    /// extension (escaped in the index's regular expressions).
+    fn relative_with(&self, id: &str, slug: &str, dot: &str) -> String {
         self.segments
             .iter()
             .map(|s| match s {
                 Seg::Lit(l) => format!("/{l}"),
                 Seg::Id => format!("/{id}"),
                 Seg::Slug => format!("/{slug}"),
+                Seg::IdWith(extension) => format!("/{id}{}", extension.replace('.', dot)),
+                Seg::SlugWith(extension) => format!("/{slug}{}", extension.replace('.', dot)),
             })
             .collect()
-    }
-
-    fn render(&self, id: &str, slug: &str) -> String {
-        format!(
-            "/{}{}",
-            crate::http::links::NAMESPACE,
-            self.relative(id, slug)
-        )
     }
 }
 
 /// Values taken from the path (§1.5: `id` and `slug` come only from there).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct PathValues {
     /// IDs beyond the signed 64-bit range saturate: they behave as IDs that do not exist.
     pub id: Option<u64>,
@@ -321,6 +336,14 @@ fn match_segments(pattern: &[Seg], path: &[String]) -> Option<PathValues> {
                 values.id = Some(id);
             }
             Seg::Slug => values.slug = Some(value.clone()),
+            Seg::IdWith(extension) => {
+                let digits = value.strip_suffix(extension)?;
+                values.id = Some(match_segments(&[Seg::Id], &[digits.to_string()])?.id?);
+            }
+            Seg::SlugWith(extension) => {
+                let slug = value.strip_suffix(extension).filter(|s| !s.is_empty())?;
+                values.slug = Some(slug.to_string());
+            }
         }
     }
     Some(values)

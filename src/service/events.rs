@@ -799,6 +799,9 @@ fn with_descendants(terms: &[Term], roots: &[u64]) -> Vec<u64> {
 pub struct Archive {
     pub page: Page<Event>,
     pub window: Window,
+    /// Some record waits for its publication date: the same query can answer differently
+    /// once the clock reaches it.
+    pub scheduled: bool,
 }
 
 /// `GET /events` (§2). Until the search index answers it, the archive is computed from the
@@ -902,13 +905,14 @@ pub fn list(
         .map(|q| SearchQuery::parse(q, language))
         .filter(|q| !q.is_empty());
     let secs = |t: Option<NaiveDateTime>| t.map(|t| t.and_utc().timestamp());
+    let any_scheduled = index.any_scheduled();
     let filter = EventFilter {
         language,
         visibility: Visibility {
             caller: request.caller,
             statuses,
             now: request.now.and_utc().timestamp(),
-            any_scheduled: index.any_scheduled(),
+            any_scheduled,
         },
         dates: DateBounds {
             start_min: secs(window.start),
@@ -964,5 +968,51 @@ pub fn list(
     Ok(Archive {
         page: Page::from_hits(items, hits.total, query.page, query.per_page),
         window,
+        scheduled: any_scheduled,
     })
+}
+
+/// What an event's calendar entry shows besides the event itself.
+pub struct EventDetails {
+    pub venue: Option<Venue>,
+    pub organizers: Vec<Organizer>,
+    /// Category names, in name order.
+    pub categories: Vec<String>,
+    pub image: Option<String>,
+}
+
+/// The details of each of `events`, in the same order, from one store snapshot.
+pub fn details(store: &Store, events: &[&Event]) -> ServiceResult<Vec<EventDetails>> {
+    let rx = store.read()?;
+    let mut all = Vec::with_capacity(events.len());
+    for event in events {
+        let venue = match event.venue {
+            Some(id) => rx.get_record::<Venue>(Kind::Venue, id)?,
+            None => None,
+        };
+        let mut organizers = Vec::with_capacity(event.organizers.len());
+        for id in &event.organizers {
+            if let Some(organizer) = rx.get_record::<Organizer>(Kind::Organizer, *id)? {
+                organizers.push(organizer);
+            }
+        }
+        let mut categories = Vec::with_capacity(event.categories.len());
+        for id in &event.categories {
+            if let Some(term) = rx.get_record::<Term>(Kind::Category, *id)? {
+                categories.push(term.name);
+            }
+        }
+        categories.sort_by_key(|name| name.to_lowercase());
+        let image = match event.post.image {
+            Some(id) => rx.image(id)?.map(|image| image.url),
+            None => None,
+        };
+        all.push(EventDetails {
+            venue,
+            organizers,
+            categories,
+            image,
+        });
+    }
+    Ok(all)
 }

@@ -367,6 +367,50 @@ pub fn json_ld_description(excerpt: &str, description: &str) -> String {
     text
 }
 
+/// Plain text of a rich field, for formats that cannot carry HTML (calendar feeds): line
+/// breaks and the ends of blocks become line breaks, tags go, character references are
+/// decoded, spaces within a line collapse, and paragraphs are separated by one empty line.
+pub fn plain_text(html: &str) -> String {
+    let mut broken = String::with_capacity(html.len());
+    let mut rest = html;
+    while let Some(i) = rest.find('<') {
+        broken.push_str(&rest[..i]);
+        let tag = &rest[i + 1..];
+        let name: String = tag
+            .trim_start_matches('/')
+            .chars()
+            .take_while(char::is_ascii_alphanumeric)
+            .collect::<String>()
+            .to_ascii_lowercase();
+        if name == "br"
+            || (tag.starts_with('/') && matches!(name.as_str(), "li" | "tr" | "dt" | "dd"))
+        {
+            broken.push('\n');
+        } else if tag.starts_with('/') && BLOCK_TAGS.contains(&name.as_str()) {
+            broken.push_str("\n\n");
+        }
+        broken.push('<');
+        rest = tag;
+    }
+    broken.push_str(rest);
+    let text = decode_entities(&strip_tags(&broken)).replace("\r\n", "\n");
+    let mut out = String::with_capacity(text.len());
+    let mut blank = false;
+    for line in text.split(['\n', '\r']) {
+        let line = collapse_whitespace(line);
+        if line.is_empty() {
+            blank = !out.is_empty();
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(if blank { "\n\n" } else { "\n" });
+        }
+        out.push_str(&line);
+        blank = false;
+    }
+    out
+}
+
 /// Each whitespace run replaced by one space, trimmed.
 fn collapse_whitespace(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -679,6 +723,18 @@ fn tag_len(s: &str, name_start: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plain_text_keeps_paragraphs_and_lines() {
+        assert_eq!(
+            plain_text("<p>One &amp;  two</p><p>Three<br>four</p><ul><li>a</li><li>b</li></ul>"),
+            "One & two\n\nThree\nfour\n\na\nb"
+        );
+        assert_eq!(
+            plain_text("First\n\n\n\nSecond   line\nnext"),
+            "First\n\nSecond line\nnext"
+        );
+    }
     use proptest::prelude::*;
 
     #[test]

@@ -46,7 +46,7 @@ fn id_list(name: &'static str) -> ParamSpec {
     ParamSpec::query(name, ParamKind::IdList)
 }
 
-fn list_params() -> Vec<ParamSpec> {
+pub(super) fn list_params() -> Vec<ParamSpec> {
     let mut specs = lists::paging_params();
     for name in [
         "start_date",
@@ -150,7 +150,7 @@ fn write_params(create: bool) -> Vec<ParamSpec> {
     specs
 }
 
-fn single_read_params(path: ParamSpec) -> Vec<ParamSpec> {
+pub(super) fn single_read_params(path: ParamSpec) -> Vec<ParamSpec> {
     vec![
         path,
         ParamSpec::query("password", ParamKind::NonEmptyString)
@@ -280,7 +280,7 @@ pub fn routes() -> Vec<Route> {
     ]
 }
 
-fn target(ctx: &Context) -> Target {
+pub(super) fn target(ctx: &Context) -> Target {
     match (&ctx.path.id, &ctx.path.slug) {
         (Some(id), _) => Target::Id(*id),
         (None, Some(slug)) => Target::Slug(slug.clone()),
@@ -288,7 +288,7 @@ fn target(ctx: &Context) -> Target {
     }
 }
 
-fn unlock(ctx: &Context) -> Unlock {
+pub(super) fn unlock(ctx: &Context) -> Unlock {
     Unlock {
         password: ctx.params.str("password").map(str::to_string),
         context_edit: ctx.params.str("context") == Some("edit"),
@@ -677,18 +677,22 @@ fn utc_date(
         .map(|d| d.local)
 }
 
-fn list(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
-    let mut params = ctx.params.clone();
-    crate::http::resources::status_refusal_for_caller(&mut params, ctx.caller);
-    let now = chrono::Utc::now();
-    let (page, per_page) = lists::paging(&params);
+/// The archive query of a list or feed request; refusals of combinations of parameters go
+/// to `params` (§2.2).
+pub(super) fn event_query(
+    ctx: &Context,
+    params: &mut Params,
+    now: chrono::DateTime<chrono::Utc>,
+) -> EventQuery {
+    crate::http::resources::status_refusal_for_caller(params, ctx.caller);
+    let (page, per_page) = lists::paging(params);
     let strict = params
         .str("strict_dates")
         .map(|s| scalars::strict_dates(&json!(s)).unwrap_or(false))
         .unwrap_or(false);
     let relevance = params.str("orderby") == Some("relevance");
     if relevance && !params.has("search") {
-        refuse(&mut params, "orderby", "requires search.");
+        refuse(params, "orderby", "requires search.");
     }
     let geoloc = params.bool("geoloc");
     let lat = params.get("geoloc_lat").and_then(Value::as_f64);
@@ -696,12 +700,12 @@ fn list(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
     if geoloc == Some(true) {
         match (lat, lng) {
             (Some(_), None) => refuse(
-                &mut params,
+                params,
                 "geoloc_lng",
                 "must be sent together with geoloc_lat.",
             ),
             (None, Some(_)) => refuse(
-                &mut params,
+                params,
                 "geoloc_lat",
                 "must be sent together with geoloc_lng.",
             ),
@@ -720,15 +724,15 @@ fn list(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
     // Any radius is accepted; beyond half the Earth's circumference every point is within
     // it, so larger ones are the same filter.
     const HALF_CIRCUMFERENCE_KM: f64 = 20_037.6;
-    let query = EventQuery {
+    EventQuery {
         page,
         per_page,
-        start_date: utc_date(&params, "start_date", now),
-        end_date: utc_date(&params, "end_date", now),
-        starts_before: utc_date(&params, "starts_before", now),
-        starts_after: utc_date(&params, "starts_after", now),
-        ends_before: utc_date(&params, "ends_before", now),
-        ends_after: utc_date(&params, "ends_after", now),
+        start_date: utc_date(params, "start_date", now),
+        end_date: utc_date(params, "end_date", now),
+        starts_before: utc_date(params, "starts_before", now),
+        starts_after: utc_date(params, "starts_after", now),
+        ends_before: utc_date(params, "ends_before", now),
+        ends_after: utc_date(params, "ends_after", now),
         strict,
         search: params.str("search").map(str::to_string),
         relevance,
@@ -745,7 +749,13 @@ fn list(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
         post_parent: params.i64("post_parent").map(|p| p as u64),
         ticketed: params.bool("ticketed"),
         unlock: unlock(ctx),
-    };
+    }
+}
+
+fn list(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
+    let mut params = ctx.params.clone();
+    let query = event_query(ctx, &mut params, chrono::Utc::now());
+    let (page, per_page) = (query.page, query.per_page);
     let request: Request = request(ctx);
     // Before anything is read: what is derived from the store afterwards is at least as
     // current as this generation.
@@ -762,6 +772,7 @@ fn list(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
         !query.unlock.opens(event, ctx.caller, request.now)
     })?;
     let q = link_query(&params, &query, &archive.window, ctx);
+    let feed = super::feeds::feed_url(ctx, &params);
     let answer = ListAnswer {
         links: &ctx.links,
         collection: "events",
@@ -771,7 +782,11 @@ fn list(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
         query: q,
         explicit_language: params.translation_language().map(|l| l.code()),
     };
-    Ok(answer.post_kind_answer(&items))
+    let mut answer = answer.post_kind_answer(&items);
+    answer
+        .link_relations
+        .push((feed, "rel=\"alternate\"; type=\"text/calendar\""));
+    Ok(answer)
 }
 
 /// The page's representations, serialized: from the cache where this generation already

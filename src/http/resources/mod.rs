@@ -2,6 +2,7 @@
 //! route table.
 
 pub mod events;
+pub mod feeds;
 pub mod linked;
 pub mod terms;
 
