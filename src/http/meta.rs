@@ -45,8 +45,8 @@ fn rebuild_index(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiErro
     ) {
         return Err(ApiError::forbidden(ctx.caller));
     }
-    let summary = state.index.rebuild_live(&state.store).map_err(|e| {
-        tracing::error!(error = %e, "online index rebuild failed");
+    let summary = crate::service::rebuild_index(&state.store, &state.index).map_err(|e| {
+        tracing::error!(error = ?e, "online index rebuild failed");
         ApiError::internal()
     })?;
     Ok(ApiResponse::ok(json!({

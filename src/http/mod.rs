@@ -466,22 +466,19 @@ fn permitted_methods(
     language: Language,
 ) -> Vec<Method> {
     use crate::service::posts;
-    use crate::store::Reads;
     let now = chrono::Utc::now().naive_utc();
-    let target = |kind| -> Option<crate::model::post::PostMeta> {
-        let rx = state.store.read().ok()?;
-        let id = match (&path.id, &path.slug) {
-            (Some(id), _) => *id,
-            (None, Some(slug)) => rx
-                .slug_owner(kind, language, &crate::values::slug::sanitize(slug))
-                .ok()??,
-            (None, None) => return None,
-        };
-        // A record the caller may not read is answered as if it did not exist, and so is
-        // its `Allow` header: the methods must not tell which slugs or IDs exist.
-        rx.get_record::<crate::model::post::PostMeta>(kind, id)
-            .ok()?
-            .filter(|meta| posts::can_read(caller, meta, now))
+    // A record the caller may not read is answered as if it did not exist, and so is its
+    // `Allow` header: the methods must not tell which slugs or IDs exist.
+    let target = |kind| {
+        posts::readable_target(
+            &state.store,
+            kind,
+            path.id,
+            path.slug.as_deref(),
+            language,
+            caller,
+            now,
+        )
     };
     route
         .endpoints

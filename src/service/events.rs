@@ -6,14 +6,16 @@ use crate::auth::{Caller, Capability};
 use crate::index::planner::{DateBounds, EventFilter, GeoFilter, Visibility};
 use crate::index::{EventOrder, SearchIndex};
 use crate::model::event::Event;
-use crate::model::post::{Organizer, PostMeta, Venue};
+use crate::model::post::{Image, Organizer, PostMeta, Venue};
 use crate::model::term::Term;
 use crate::model::{Kind, Language, Status};
-use crate::service::linked::{self, LinkedKind};
+use crate::service::linked::{self, LinkedKind, LinkedView};
 use crate::service::posts::{self, PostWrite};
+use crate::service::terms::{self, TermView};
+use crate::service::Refusals;
 use crate::service::Request;
 use crate::service::{Page, ServiceError, ServiceResult};
-use crate::store::{PostIdKind, Reads, Store, WriteTx};
+use crate::store::{PostIdKind, ReadTx, Reads, Store, WriteTx};
 use crate::values::cost::Cost;
 use crate::values::datetime;
 use crate::values::search::SearchQuery;
@@ -21,6 +23,7 @@ use crate::values::timezone::Zone;
 use crate::values::{slug, Invalid, SubCode};
 use chrono::{Duration, NaiveDateTime, NaiveTime};
 use serde_json::Value;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -64,15 +67,7 @@ pub struct EventFields {
     pub slug: Option<String>,
 }
 
-fn fail_if_invalid(invalid: Vec<(String, Invalid)>) -> ServiceResult<()> {
-    if invalid.is_empty() {
-        Ok(())
-    } else {
-        Err(ServiceError::Invalid(invalid))
-    }
-}
-
-fn refuse(invalid: &mut Vec<(String, Invalid)>, name: &str, reason: &str) {
+fn refuse(invalid: &mut Refusals, name: &str, reason: &str) {
     invalid.push((
         name.into(),
         Invalid::new(SubCode::InvalidReference, reason.to_string()),
@@ -88,7 +83,7 @@ fn check_references(
     language: Language,
     own_id: Option<u64>,
     fields: &EventFields,
-    invalid: &mut Vec<(String, Invalid)>,
+    invalid: &mut Refusals,
 ) -> ServiceResult<()> {
     let in_language = |kind: Kind, id: u64| -> ServiceResult<bool> {
         Ok(tx.get_record::<PostMeta>(kind, id)?.is_some_and(|m| {
@@ -152,7 +147,7 @@ fn schedule_dates(
     zone: &Zone,
     now: chrono::DateTime<chrono::Utc>,
 ) -> ServiceResult<()> {
-    let mut invalid: Vec<(String, Invalid)> = Vec::new();
+    let mut invalid: Refusals = Vec::new();
     let mut parse = |name: &str, v: &Value| match datetime::parse(v, zone, now) {
         Ok(d) => Some(d.local),
         Err(why) => {
@@ -165,7 +160,7 @@ fn schedule_dates(
         .as_ref()
         .and_then(|v| parse("start_date", v));
     let end = fields.end_date.as_ref().and_then(|v| parse("end_date", v));
-    fail_if_invalid(invalid)?;
+    super::refuse_any(invalid)?;
     if let Some(start) = start {
         event.start_local = start;
     }
@@ -206,7 +201,7 @@ fn schedule_dates(
             (name.to_owned(), why)
         })
         .collect();
-    fail_if_invalid(outside)
+    super::refuse_any(outside)
 }
 
 /// Resolves term references (§4.8): IDs of the language are kept, unknown IDs skipped, names
@@ -320,7 +315,7 @@ pub fn create(
     request: &Request,
     write: &PostWrite,
     fields: &EventFields,
-    mut invalid: Vec<(String, Invalid)>,
+    mut invalid: Refusals,
 ) -> ServiceResult<Event> {
     store.write(|tx| {
         posts::check_references(
@@ -332,7 +327,7 @@ pub fn create(
             &mut invalid,
         )?;
         check_references(tx, request, request.language, None, fields, &mut invalid)?;
-        fail_if_invalid(invalid)?;
+        super::refuse_any(invalid)?;
         if !request.caller.has(Capability::EditPosts) {
             return Err(ServiceError::Forbidden);
         }
@@ -490,12 +485,12 @@ pub fn get(
     request: &Request,
     target: &Target,
     unlock: &Unlock,
-    invalid: Vec<(String, Invalid)>,
+    invalid: Refusals,
 ) -> ServiceResult<Event> {
     let rx = store.read()?;
     let event = match target {
         Target::Id(id) => {
-            fail_if_invalid(invalid)?;
+            super::refuse_any(invalid)?;
             let event = by_id(&rx, *id, request.explicit_language)?;
             if event.post.status == Status::Trash {
                 return Err(ServiceError::EventGone);
@@ -516,7 +511,7 @@ pub fn get(
                     invalid.append(&mut v);
                 }
             }
-            fail_if_invalid(invalid)?;
+            super::refuse_any(invalid)?;
             found.expect("checked above")
         }
     };
@@ -533,7 +528,7 @@ pub fn update(
     target: &Target,
     write: &PostWrite,
     fields: &EventFields,
-    mut invalid: Vec<(String, Invalid)>,
+    mut invalid: Refusals,
 ) -> ServiceResult<Event> {
     store.write(|tx| {
         // Validation uses the event's language when the event exists (§4.7).
@@ -568,7 +563,7 @@ pub fn update(
             fields,
             &mut invalid,
         )?;
-        fail_if_invalid(invalid)?;
+        super::refuse_any(invalid)?;
         // §3.5: permission on the event when it exists, else the kind-wide one; then why the
         // event could not be found.
         let mut event = match existing {
@@ -627,12 +622,12 @@ pub fn delete(
     store: &Store,
     request: &Request,
     target: &Target,
-    invalid: Vec<(String, Invalid)>,
+    invalid: Refusals,
 ) -> ServiceResult<Event> {
     store.write(|tx| {
         let mut event = match target {
             Target::Id(id) => {
-                fail_if_invalid(invalid)?;
+                super::refuse_any(invalid)?;
                 match by_id(tx, *id, request.explicit_language) {
                     Ok(event) => event,
                     Err(e @ ServiceError::NoGroupMember(_)) => return Err(e),
@@ -652,7 +647,7 @@ pub fn delete(
                         invalid.append(&mut v);
                     }
                 }
-                fail_if_invalid(invalid)?;
+                super::refuse_any(invalid)?;
                 found.expect("checked above")
             }
         };
@@ -811,7 +806,7 @@ pub fn list(
     index: &SearchIndex,
     request: &Request,
     query: &EventQuery,
-    mut invalid: Vec<(String, Invalid)>,
+    mut invalid: Refusals,
 ) -> ServiceResult<Archive> {
     // The page is searched in, and its records read from, one view (index::View).
     let view = index.view(store)?;
@@ -893,7 +888,7 @@ pub fn list(
             );
         }
     }
-    fail_if_invalid(invalid)?;
+    super::refuse_any(invalid)?;
     let category_ids = category_ids
         .flatten()
         .map(|ids| with_descendants(&categories, &ids));
@@ -972,47 +967,110 @@ pub fn list(
     })
 }
 
-/// What an event's calendar entry shows besides the event itself.
-pub struct EventDetails {
-    pub venue: Option<Venue>,
-    pub organizers: Vec<Organizer>,
-    /// Category names, in name order.
-    pub categories: Vec<String>,
-    pub image: Option<String>,
+/// What an event's representations embed besides the event: its image, venue, organizers,
+/// categories and tags (in name order, with their event counts) and the translations the
+/// caller may see.
+pub struct EventView {
+    pub image: Option<Image>,
+    pub venue: Option<LinkedView<Venue>>,
+    pub organizers: Vec<LinkedView<Organizer>>,
+    pub categories: Vec<TermView>,
+    pub tags: Vec<TermView>,
+    pub translations: Vec<(Language, u64)>,
 }
 
-/// The details of each of `events`, in the same order, from one store snapshot.
-pub fn details(store: &Store, events: &[&Event]) -> ServiceResult<Vec<EventDetails>> {
-    let rx = store.read()?;
-    let mut all = Vec::with_capacity(events.len());
-    for event in events {
+/// Builds the [`EventView`]s of some events from one store snapshot; the event counts of the
+/// terms they carry are counted once for all of them.
+pub struct EventViews {
+    rx: ReadTx,
+    counts: HashMap<u64, u64>,
+    caller: Caller,
+    now: NaiveDateTime,
+}
+
+impl EventViews {
+    pub fn new(
+        store: &Store,
+        index: &SearchIndex,
+        events: &[&Event],
+        caller: Caller,
+        now: NaiveDateTime,
+    ) -> ServiceResult<EventViews> {
+        let rx = store.read()?;
+        let mut counts = HashMap::new();
+        for kind in [Kind::Category, Kind::Tag] {
+            let mut ids: Vec<u64> = events
+                .iter()
+                .flat_map(|e| match kind {
+                    Kind::Category => &e.categories,
+                    _ => &e.tags,
+                })
+                .copied()
+                .collect();
+            ids.sort_unstable();
+            ids.dedup();
+            counts.extend(index.term_counts(kind, &ids, now.and_utc().timestamp())?);
+        }
+        Ok(EventViews {
+            rx,
+            counts,
+            caller,
+            now,
+        })
+    }
+
+    pub fn view(&self, event: &Event) -> ServiceResult<EventView> {
         let venue = match event.venue {
-            Some(id) => rx.get_record::<Venue>(Kind::Venue, id)?,
+            Some(id) => self.linked::<Venue>(id)?,
             None => None,
         };
         let mut organizers = Vec::with_capacity(event.organizers.len());
         for id in &event.organizers {
-            if let Some(organizer) = rx.get_record::<Organizer>(Kind::Organizer, *id)? {
-                organizers.push(organizer);
-            }
+            organizers.extend(self.linked::<Organizer>(*id)?);
         }
-        let mut categories = Vec::with_capacity(event.categories.len());
-        for id in &event.categories {
-            if let Some(term) = rx.get_record::<Term>(Kind::Category, *id)? {
-                categories.push(term.name);
-            }
-        }
-        categories.sort_by_key(|name| name.to_lowercase());
-        let image = match event.post.image {
-            Some(id) => rx.image(id)?.map(|image| image.url),
-            None => None,
-        };
-        all.push(EventDetails {
+        Ok(EventView {
+            image: self.image(event.post.image)?,
             venue,
             organizers,
-            categories,
-            image,
-        });
+            categories: self.terms(Kind::Category, &event.categories)?,
+            tags: self.terms(Kind::Tag, &event.tags)?,
+            translations: posts::visible_translations(&self.rx, event, self.caller, self.now)?,
+        })
     }
-    Ok(all)
+
+    fn image(&self, id: Option<u64>) -> ServiceResult<Option<Image>> {
+        Ok(match id {
+            Some(id) => self.rx.image(id)?,
+            None => None,
+        })
+    }
+
+    fn linked<R: LinkedKind>(&self, id: u64) -> ServiceResult<Option<LinkedView<R>>> {
+        match self.rx.get_record::<R>(R::KIND, id)? {
+            Some(record) => Ok(Some(linked::view_in(
+                &self.rx,
+                record,
+                self.caller,
+                self.now,
+            )?)),
+            None => Ok(None),
+        }
+    }
+
+    fn terms(&self, kind: Kind, ids: &[u64]) -> ServiceResult<Vec<TermView>> {
+        let mut views = Vec::with_capacity(ids.len());
+        for id in ids {
+            if let Some(term) = self.rx.get_record::<Term>(kind, *id)? {
+                views.push(terms::view(&self.rx, term, &self.counts)?);
+            }
+        }
+        views.sort_by(|a, b| {
+            a.term
+                .name
+                .to_lowercase()
+                .cmp(&b.term.name.to_lowercase())
+                .then(a.term.id.cmp(&b.term.id))
+        });
+        Ok(views)
+    }
 }

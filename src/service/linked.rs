@@ -2,16 +2,18 @@
 //! the duplicate check on create, and the use cases (create, read, update, trash, list) that
 //! both kinds run through one generic path.
 
-use crate::auth::Capability;
+use crate::auth::{Caller, Capability};
 use crate::index::planner::{self, LinkedFilter, Visibility};
 use crate::index::SearchIndex;
-use crate::model::post::{GeoPoint, Organizer, PostMeta, PostRecord, Venue};
+use crate::model::post::{GeoPoint, Image, Organizer, PostMeta, PostRecord, Venue};
 use crate::model::{Language, Status};
 use crate::service::posts::{self, PostWrite};
+use crate::service::Refusals;
 use crate::service::{Page, Request, ServiceError, ServiceResult};
 use crate::store::{Reads, Store, WriteTx};
 use crate::values::search::SearchQuery;
 use crate::values::{slug, text, Invalid, SubCode};
+use chrono::NaiveDateTime;
 
 /// A venue's own write fields (venues-organizers.md §5.3); `None` = not sent.
 #[derive(Debug, Clone, Default)]
@@ -47,6 +49,42 @@ pub trait LinkedKind: PostRecord {
     fn apply(&mut self, fields: &Self::Fields);
     /// The searchable fields, the name first (common.md §9.11).
     fn search_fields(&self) -> Vec<&str>;
+}
+
+/// A venue or organizer as its representations show it: the record, its image and the
+/// translations the caller may see.
+pub struct LinkedView<R> {
+    pub record: R,
+    pub image: Option<Image>,
+    pub translations: Vec<(Language, u64)>,
+}
+
+/// The view of `record` at `now`, for `caller`.
+pub fn view<R: LinkedKind>(
+    store: &Store,
+    record: R,
+    caller: Caller,
+    now: NaiveDateTime,
+) -> ServiceResult<LinkedView<R>> {
+    view_in(&store.read()?, record, caller, now)
+}
+
+/// [`view`] from a snapshot already open.
+pub fn view_in<R: LinkedKind>(
+    rx: &impl Reads,
+    record: R,
+    caller: Caller,
+    now: NaiveDateTime,
+) -> ServiceResult<LinkedView<R>> {
+    let image = match record.meta().image {
+        Some(id) => rx.image(id)?,
+        None => None,
+    };
+    Ok(LinkedView {
+        image,
+        translations: posts::visible_translations(rx, &record, caller, now)?,
+        record,
+    })
 }
 
 fn set_plain(target: &mut String, value: &Option<String>) {
@@ -168,21 +206,13 @@ pub enum Target {
     Slug(String),
 }
 
-fn fail_if_invalid(invalid: Vec<(String, Invalid)>) -> ServiceResult<()> {
-    if invalid.is_empty() {
-        Ok(())
-    } else {
-        Err(ServiceError::Invalid(invalid))
-    }
-}
-
 /// Step 9's target check (venues-organizers.md §5.2): unknown IDs and slugs are invalid
 /// parameters. Returns the record if found.
 fn find<R: LinkedKind>(
     rx: &impl Reads,
     target: &Target,
     language: Language,
-    invalid: &mut Vec<(String, Invalid)>,
+    invalid: &mut Refusals,
 ) -> ServiceResult<Option<R>> {
     let (found, name) = match target {
         Target::Id(id) => (rx.get_record::<R>(R::KIND, *id)?, "id"),
@@ -230,11 +260,11 @@ pub fn get<R: LinkedKind>(
     store: &Store,
     request: &Request,
     target: &Target,
-    mut invalid: Vec<(String, Invalid)>,
+    mut invalid: Refusals,
 ) -> ServiceResult<R> {
     let rx = store.read()?;
     let found = find::<R>(&rx, target, request.language, &mut invalid)?;
-    fail_if_invalid(invalid)?;
+    super::refuse_any(invalid)?;
     let record = select_member(&rx, found.expect("checked above"), target, request)?;
     if !posts::can_read(request.caller, record.meta(), request.now) {
         return Err(ServiceError::NotAccessible(R::KIND));
@@ -249,7 +279,7 @@ pub fn create<R: LinkedKind>(
     request: &Request,
     write: &PostWrite,
     fields: &R::Fields,
-    mut invalid: Vec<(String, Invalid)>,
+    mut invalid: Refusals,
 ) -> ServiceResult<R> {
     store.write(|tx| {
         posts::check_references(
@@ -260,7 +290,7 @@ pub fn create<R: LinkedKind>(
             request.now,
             &mut invalid,
         )?;
-        fail_if_invalid(invalid)?;
+        super::refuse_any(invalid)?;
         if !request.caller.has(Capability::EditPosts) {
             return Err(ServiceError::Forbidden);
         }
@@ -345,7 +375,7 @@ pub fn update<R: LinkedKind>(
     target: &Target,
     write: &PostWrite,
     fields: &R::Fields,
-    mut invalid: Vec<(String, Invalid)>,
+    mut invalid: Refusals,
 ) -> ServiceResult<R> {
     store.write(|tx| {
         let found = find::<R>(tx, target, request.language, &mut invalid)?;
@@ -357,7 +387,7 @@ pub fn update<R: LinkedKind>(
             request.now,
             &mut invalid,
         )?;
-        fail_if_invalid(invalid)?;
+        super::refuse_any(invalid)?;
         let mut record = select_member(tx, found.expect("checked above"), target, request)?;
         let access = posts::access(record.meta(), request.now);
         if !crate::auth::capabilities::can_edit(request.caller, &access) {
@@ -391,11 +421,11 @@ pub fn delete<R: LinkedKind>(
     index: &SearchIndex,
     request: &Request,
     target: &Target,
-    mut invalid: Vec<(String, Invalid)>,
+    mut invalid: Refusals,
 ) -> ServiceResult<R> {
     store.write(|tx| {
         let found = find::<R>(tx, target, request.language, &mut invalid)?;
-        fail_if_invalid(invalid)?;
+        super::refuse_any(invalid)?;
         let mut record = select_member(tx, found.expect("checked above"), target, request)?;
         let access = posts::access(record.meta(), request.now);
         if !crate::auth::capabilities::can_delete(request.caller, &access) {
@@ -443,7 +473,7 @@ pub fn list<R: LinkedKind>(
     index: &SearchIndex,
     request: &Request,
     query: &ListQuery,
-    mut invalid: Vec<(String, Invalid)>,
+    mut invalid: Refusals,
 ) -> ServiceResult<Page<R>> {
     let statuses = match posts::status_set(request.caller, query.status.as_deref()) {
         Ok(s) => s,
@@ -477,7 +507,7 @@ pub fn list<R: LinkedKind>(
         },
         None => None,
     };
-    fail_if_invalid(invalid)?;
+    super::refuse_any(invalid)?;
     let now = request.now.and_utc().timestamp();
     let field = if R::KIND == crate::model::Kind::Venue {
         "venue"

@@ -28,7 +28,7 @@ pub struct Request {
 #[derive(Debug)]
 pub enum ServiceError {
     /// Parameters refused by reference checks (with any syntax errors found before).
-    Invalid(Vec<(String, Invalid)>),
+    Invalid(Refusals),
     /// Route-level permission refused (401/403 `rest_forbidden` by caller).
     Forbidden,
     /// An explicit `translation_language` whose group member does not exist (§7.3).
@@ -79,6 +79,28 @@ impl From<StoreError> for ServiceError {
 }
 
 pub type ServiceResult<T> = Result<T, ServiceError>;
+
+/// The parameters refused so far, by name: the syntax errors the HTTP layer found, then the
+/// use case's own checks (unknown references, forbidden values), all reported in one answer.
+pub type Refusals = Vec<(String, Invalid)>;
+
+/// Fails with every refusal at once, if there is any.
+pub fn refuse_any(refusals: Refusals) -> ServiceResult<()> {
+    if refusals.is_empty() {
+        Ok(())
+    } else {
+        Err(ServiceError::Invalid(refusals))
+    }
+}
+
+/// Rebuilds the search index from the store while it keeps serving (docs/operations.md,
+/// "Reindexing"); the counts of what was indexed.
+pub fn rebuild_index(
+    store: &crate::store::Store,
+    index: &crate::index::SearchIndex,
+) -> ServiceResult<crate::index::BuildSummary> {
+    Ok(index.rebuild_live(store)?)
+}
 
 /// A page of a list (common.md §6.2).
 #[derive(Debug)]

@@ -6,8 +6,9 @@ use crate::auth::capabilities::{self, PostAccess};
 use crate::auth::{Caller, Capability};
 use crate::model::post::{PostMeta, PostRecord};
 use crate::model::{Kind, Language, Status};
+use crate::service::Refusals;
 use crate::service::{ServiceError, ServiceResult};
-use crate::store::{PostIdKind, Reads, WriteTx};
+use crate::store::{PostIdKind, Reads, Store, WriteTx};
 use crate::values::datetime::DateTimeValue;
 use crate::values::text;
 use crate::values::{slug, Invalid, SubCode};
@@ -44,7 +45,7 @@ pub fn check_references(
     caller: Caller,
     write: &PostWrite,
     now: NaiveDateTime,
-    invalid: &mut Vec<(String, Invalid)>,
+    invalid: &mut Refusals,
 ) -> ServiceResult<()> {
     if let Some(author) = write.author {
         if !tx.user_exists(author)? {
@@ -378,6 +379,30 @@ pub fn group_member(
         .find(|(l, _)| *l == language)
         .map(|(_, id)| id)
         .ok_or(ServiceError::NoGroupMember(kind))
+}
+
+/// The record of `kind` a single route names, by ID or by slug in `language`, if it exists and
+/// `caller` may read it.
+pub fn readable_target(
+    store: &Store,
+    kind: Kind,
+    id: Option<u64>,
+    slug: Option<&str>,
+    language: Language,
+    caller: Caller,
+    now: NaiveDateTime,
+) -> Option<PostMeta> {
+    let rx = store.read().ok()?;
+    let id = match (id, slug) {
+        (Some(id), _) => id,
+        (None, Some(slug)) => rx
+            .slug_owner(kind, language, &crate::values::slug::sanitize(slug))
+            .ok()??,
+        (None, None) => return None,
+    };
+    rx.get_record::<PostMeta>(kind, id)
+        .ok()?
+        .filter(|meta| can_read(caller, meta, now))
 }
 
 /// The members of a record's group the caller may read (the record itself always).

@@ -5,6 +5,7 @@ use crate::auth::Caller;
 use crate::index::SearchIndex;
 use crate::model::term::Term;
 use crate::model::{Kind, Language};
+use crate::service::Refusals;
 use crate::service::Request;
 use crate::service::{Page, ServiceError, ServiceResult};
 use crate::store::{Reads, Store, WriteTx};
@@ -41,14 +42,6 @@ pub struct TermView {
     /// Slugs from the top-level ancestor down to the term (the category `url` path).
     pub path: Vec<String>,
     pub translations: Vec<(Language, u64)>,
-}
-
-fn fail_if_invalid(invalid: Vec<(String, Invalid)>) -> ServiceResult<()> {
-    if invalid.is_empty() {
-        Ok(())
-    } else {
-        Err(ServiceError::Invalid(invalid))
-    }
 }
 
 fn unknown(what: &str) -> Invalid {
@@ -90,7 +83,7 @@ fn find(
     rx: &impl Reads,
     kind: Kind,
     id: u64,
-    invalid: &mut Vec<(String, Invalid)>,
+    invalid: &mut Refusals,
 ) -> ServiceResult<Option<Term>> {
     let found = rx.get_record::<Term>(kind, id)?;
     if found.is_none() {
@@ -122,7 +115,7 @@ fn check_write(
     kind: Kind,
     language: Language,
     write: &TermWrite,
-    invalid: &mut Vec<(String, Invalid)>,
+    invalid: &mut Refusals,
 ) -> ServiceResult<()> {
     if kind == Kind::Category {
         if let Some(parent) = write.parent.filter(|p| *p != 0) {
@@ -156,11 +149,11 @@ pub fn get(
     kind: Kind,
     request: &Request,
     id: u64,
-    mut invalid: Vec<(String, Invalid)>,
+    mut invalid: Refusals,
 ) -> ServiceResult<TermView> {
     let rx = store.read()?;
     let found = find(&rx, kind, id, &mut invalid)?;
-    fail_if_invalid(invalid)?;
+    super::refuse_any(invalid)?;
     let term = select_member(
         &rx,
         found.expect("checked above"),
@@ -259,11 +252,11 @@ pub fn create(
     kind: Kind,
     request: &Request,
     write: &TermWrite,
-    mut invalid: Vec<(String, Invalid)>,
+    mut invalid: Refusals,
 ) -> ServiceResult<TermView> {
     store.write(|tx| {
         check_write(tx, kind, request.language, write, &mut invalid)?;
-        fail_if_invalid(invalid)?;
+        super::refuse_any(invalid)?;
         require_manage(request.caller, kind)?;
         if kind == Kind::Tag && write.parent.is_some() {
             return Err(ServiceError::NotHierarchical);
@@ -340,7 +333,7 @@ pub fn update(
     request: &Request,
     id: u64,
     write: &TermWrite,
-    mut invalid: Vec<(String, Invalid)>,
+    mut invalid: Refusals,
 ) -> ServiceResult<TermView> {
     store.write(|tx| {
         let found = find(tx, kind, id, &mut invalid)?;
@@ -349,7 +342,7 @@ pub fn update(
             .map(|t| t.language)
             .unwrap_or(request.language);
         check_write(tx, kind, language, write, &mut invalid)?;
-        fail_if_invalid(invalid)?;
+        super::refuse_any(invalid)?;
         let mut term = select_member(tx, found.expect("checked above"), request.explicit_language)?;
         require_manage(request.caller, kind)?;
         if kind == Kind::Tag && write.parent.is_some() {
@@ -413,11 +406,11 @@ pub fn delete(
     kind: Kind,
     request: &Request,
     id: u64,
-    mut invalid: Vec<(String, Invalid)>,
+    mut invalid: Refusals,
 ) -> ServiceResult<TermView> {
     store.write(|tx| {
         let found = find(tx, kind, id, &mut invalid)?;
-        fail_if_invalid(invalid)?;
+        super::refuse_any(invalid)?;
         let term = select_member(tx, found.expect("checked above"), request.explicit_language)?;
         require_manage(request.caller, kind)?;
         let counts = counts(index, kind, &[term.id], request.now)?;
@@ -464,7 +457,7 @@ pub fn list(
     kind: Kind,
     request: &Request,
     query: &TermListQuery,
-    mut invalid: Vec<(String, Invalid)>,
+    mut invalid: Refusals,
 ) -> ServiceResult<Page<TermView>> {
     let rx = store.read()?;
     let terms: Vec<Term> = rx
@@ -494,7 +487,7 @@ pub fn list(
             invalid.push((name.to_string(), unknown("event in this language")));
         }
     }
-    fail_if_invalid(invalid)?;
+    super::refuse_any(invalid)?;
     let search = query
         .search
         .as_deref()

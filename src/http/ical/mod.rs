@@ -11,7 +11,7 @@ use crate::http::links::Links;
 use crate::http::repr::public_url;
 use crate::model::event::Event;
 use crate::model::{Kind, Status};
-use crate::service::events::EventDetails;
+use crate::service::events::EventView;
 use crate::values::text::plain_text;
 use crate::values::timezone::Zone;
 use chrono::{DateTime, Datelike, Duration, NaiveDateTime, Utc};
@@ -43,7 +43,7 @@ pub struct Entry {
 
 /// The VEVENT of `event`; `masked` leaves out what the JSON lists blank for a protected event
 /// the caller may not read: description, venue, organizers, categories and image.
-pub fn entry(event: &Event, details: &EventDetails, links: &Links, masked: bool) -> Entry {
+pub fn entry(event: &Event, view: &EventView, links: &Links, masked: bool) -> Entry {
     let mut out = Lines::default();
     let meta = &event.post;
     out.line("BEGIN:VEVENT");
@@ -87,7 +87,7 @@ pub fn entry(event: &Event, details: &EventDetails, links: &Links, masked: bool)
         out.line(&format!("DTEND:{}", utc(end.naive_utc())));
     }
     if !masked {
-        details_lines(&mut out, details, links);
+        linked_lines(&mut out, view, links);
     }
     let status = match meta.status {
         Status::Draft | Status::Pending => "TENTATIVE",
@@ -106,8 +106,8 @@ pub fn entry(event: &Event, details: &EventDetails, links: &Links, masked: bool)
 
 /// The lines of what an event links: venue (as `LOCATION` and `GEO`), categories, organizers
 /// and image.
-fn details_lines(out: &mut Lines, details: &EventDetails, links: &Links) {
-    if let Some(venue) = &details.venue {
+fn linked_lines(out: &mut Lines, view: &EventView, links: &Links) {
+    if let Some(venue) = view.venue.as_ref().map(|v| &v.record) {
         let place: Vec<&str> = [
             venue.post.title.as_str(),
             &venue.address,
@@ -130,11 +130,11 @@ fn details_lines(out: &mut Lines, details: &EventDetails, links: &Links) {
             out.line(&format!("GEO:{};{}", geo.lat, geo.lng));
         }
     }
-    if !details.categories.is_empty() {
-        let names: Vec<String> = details.categories.iter().map(|c| text(c)).collect();
+    if !view.categories.is_empty() {
+        let names: Vec<String> = view.categories.iter().map(|c| text(&c.term.name)).collect();
         out.line(&format!("CATEGORIES:{}", names.join(",")));
     }
-    for organizer in &details.organizers {
+    for organizer in view.organizers.iter().map(|o| &o.record) {
         let name = plain_text(&organizer.post.title).replace('"', "'");
         let address = if organizer.email.trim().is_empty() {
             public_url(
@@ -148,8 +148,8 @@ fn details_lines(out: &mut Lines, details: &EventDetails, links: &Links) {
         };
         out.line(&format!("ORGANIZER;CN=\"{name}\":{address}"));
     }
-    if let Some(image) = &details.image {
-        out.line(&format!("ATTACH:{image}"));
+    if let Some(image) = &view.image {
+        out.line(&format!("ATTACH:{}", image.url));
     }
 }
 

@@ -14,18 +14,17 @@ use crate::http::routes::{
 use crate::http::{ApiResponse, AppState, Context};
 use crate::model::event::Event;
 use crate::model::post::{Organizer, Venue};
-use crate::model::term::Term;
 use crate::model::Kind;
-use crate::service::events::{self, EventFields, EventQuery, LinkRef, Target, TermRef, Unlock};
-use crate::service::terms;
+use crate::service::events::{
+    self, EventFields, EventQuery, EventViews, LinkRef, Target, TermRef, Unlock,
+};
+use crate::service::linked::LinkedView;
 use crate::service::Request;
-use crate::store::{ReadTx, Reads};
 use crate::values::cost::Cost;
 use crate::values::timezone::Zone;
 use crate::values::{datetime, scalars, Invalid, SubCode};
 use chrono::NaiveDateTime;
 use serde_json::{json, Value};
-use std::collections::HashMap;
 use std::sync::Arc;
 use warp::http::header::LOCATION;
 use warp::http::StatusCode;
@@ -463,142 +462,76 @@ fn write(ctx: &Context) -> (Params, crate::service::posts::PostWrite, EventField
     (params, write, fields)
 }
 
-/// What representing events needs from the store, loaded once per request.
+/// Turns events into their JSON representations, from the service's views of what they embed.
 struct Embedding<'a> {
-    rx: ReadTx,
+    views: EventViews,
     ctx: &'a Context,
     now: NaiveDateTime,
-    counts: HashMap<u64, u64>,
 }
 
 impl<'a> Embedding<'a> {
-    /// Reads what the representations of `events` embed, at `now`; term counts are computed
-    /// for the terms these events carry only.
+    /// Reads what the representations of `events` embed, at `now`.
     fn new(
         state: &AppState,
         ctx: &'a Context,
         events: &[&Event],
         now: NaiveDateTime,
     ) -> Result<Embedding<'a>, ApiError> {
-        let rx = state.store.read()?;
-        let mut counts = HashMap::new();
-        for kind in [Kind::Category, Kind::Tag] {
-            let mut ids: Vec<u64> = events
-                .iter()
-                .flat_map(|e| {
-                    if kind == Kind::Category {
-                        &e.categories
-                    } else {
-                        &e.tags
-                    }
-                })
-                .copied()
-                .collect();
-            ids.sort_unstable();
-            ids.dedup();
-            counts.extend(
-                state
-                    .index
-                    .term_counts(kind, &ids, now.and_utc().timestamp())
-                    .map_err(|e| from_service(e.into(), ctx.caller))?,
-            );
-        }
-        Ok(Embedding {
-            rx,
-            ctx,
-            now,
-            counts,
-        })
+        let views = EventViews::new(&state.store, &state.index, events, ctx.caller, now)
+            .map_err(|e| from_service(e, ctx.caller))?;
+        Ok(Embedding { views, ctx, now })
     }
 
-    fn linked<R: LinkedResource>(&self, id: u64, json_ld: bool) -> Result<Option<Value>, ApiError> {
-        let Some(record) = self.rx.get_record::<R>(R::KIND, id)? else {
-            return Ok(None);
-        };
-        let image = match record.meta().image {
-            Some(i) => self.rx.image(i)?,
-            None => None,
-        };
-        let translations = crate::service::posts::visible_translations(
-            &self.rx,
-            &record,
-            self.ctx.caller,
-            self.now,
-        )
-        .map_err(|e| from_service(e, self.ctx.caller))?;
-        Ok(Some(record.represent(&LinkedContext {
+    fn linked<R: LinkedResource>(&self, view: &LinkedView<R>, json_ld: bool) -> Value {
+        view.record.represent(&LinkedContext {
             links: &self.ctx.links,
             now: self.now,
-            image,
-            translations,
+            image: view.image.clone(),
+            translations: view.translations.clone(),
             json_ld,
-        })))
-    }
-
-    fn terms(&self, kind: Kind, ids: &[u64]) -> Result<Vec<Value>, ApiError> {
-        let mut views = Vec::new();
-        for id in ids {
-            if let Some(term) = self.rx.get_record::<Term>(kind, *id)? {
-                views.push(
-                    terms::view(&self.rx, term, &self.counts)
-                        .map_err(|e| from_service(e, self.ctx.caller))?,
-                );
-            }
-        }
-        views.sort_by(|a, b| {
-            a.term
-                .name
-                .to_lowercase()
-                .cmp(&b.term.name.to_lowercase())
-                .then(a.term.id.cmp(&b.term.id))
-        });
-        Ok(views
-            .iter()
-            .map(|v| repr::embedded_term(v, &self.ctx.links))
-            .collect())
+        })
     }
 
     /// The representation; `single` adds `json_ld` (unprotected events) and the embedded
     /// records' own `json_ld`; `masked` blanks a locked protected event.
     fn event(&self, e: &Event, single: bool, masked: bool) -> Result<Value, ApiError> {
-        let image = match e.post.image {
-            Some(i) => self.rx.image(i)?,
-            None => None,
-        };
-        let venue = match e.venue {
-            Some(v) => self.linked::<Venue>(v, single)?,
-            None => None,
-        };
-        let mut organizers = Vec::new();
-        for o in &e.organizers {
-            if let Some(v) = self.linked::<Organizer>(*o, single)? {
-                organizers.push(v);
-            }
-        }
+        let view = self
+            .views
+            .view(e)
+            .map_err(|err| from_service(err, self.ctx.caller))?;
+        let venue = view.venue.as_ref().map(|v| self.linked(v, single));
+        let organizers: Vec<Value> = view
+            .organizers
+            .iter()
+            .map(|o| self.linked(o, single))
+            .collect();
         let json_ld = (single && e.password.is_none()).then(|| {
             repr::event_json_ld(
                 e,
                 &self.ctx.links,
                 self.now,
-                image.as_ref().map(|i| i.url.as_str()),
+                view.image.as_ref().map(|i| i.url.as_str()),
                 venue.as_ref().and_then(|v| v.get("json_ld").cloned()),
                 organizers.first().and_then(|o| o.get("json_ld").cloned()),
             )
         });
-        let translations =
-            crate::service::posts::visible_translations(&self.rx, e, self.ctx.caller, self.now)
-                .map_err(|err| from_service(err, self.ctx.caller))?;
+        let terms = |views: &[crate::service::terms::TermView]| -> Vec<Value> {
+            views
+                .iter()
+                .map(|v| repr::embedded_term(v, &self.ctx.links))
+                .collect()
+        };
         Ok(repr::event(
             e,
             EventParts {
                 links: &self.ctx.links,
                 now: self.now,
-                image,
+                categories: terms(&view.categories),
+                tags: terms(&view.tags),
+                image: view.image,
                 venue,
                 organizers,
-                categories: self.terms(Kind::Category, &e.categories)?,
-                tags: self.terms(Kind::Tag, &e.tags)?,
-                translations,
+                translations: view.translations,
                 json_ld,
                 masked,
             },

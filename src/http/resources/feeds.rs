@@ -251,13 +251,19 @@ fn calendar(
     (now, version): (DateTime<Utc>, u64),
     clock_bound: bool,
 ) -> Result<CachedFeed, ApiError> {
-    let details = events::details(&state.store, events).map_err(|e| from_service(e, ctx.caller))?;
-    let entries: Vec<ical::Entry> = events
-        .iter()
-        .zip(&details)
-        .zip(masked)
-        .map(|((event, details), masked)| ical::entry(event, details, &ctx.links, *masked))
-        .collect();
+    let views = events::EventViews::new(
+        &state.store,
+        &state.index,
+        events,
+        ctx.caller,
+        now.naive_utc(),
+    )
+    .map_err(|e| from_service(e, ctx.caller))?;
+    let mut entries = Vec::with_capacity(events.len());
+    for (event, masked) in events.iter().zip(masked) {
+        let view = views.view(event).map_err(|e| from_service(e, ctx.caller))?;
+        entries.push(ical::entry(event, &view, &ctx.links, *masked));
+    }
     let newest = events.iter().map(|e| e.post.modified_utc.and_utc()).max();
     let changed = if clock_bound {
         now

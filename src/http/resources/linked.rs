@@ -13,7 +13,6 @@ use crate::http::{ApiResponse, AppState, Context};
 use crate::model::post::{GeoPoint, Organizer, Venue};
 use crate::service::linked::{self, LinkedKind, ListQuery, OrganizerFields, Target, VenueFields};
 use crate::service::posts::PostWrite;
-use crate::store::Reads;
 use crate::values::timezone::Zone;
 use crate::values::{Invalid, SubCode};
 use serde_json::Value;
@@ -356,23 +355,17 @@ fn target(ctx: &Context) -> Target {
 fn represent<R: LinkedResource>(
     state: &AppState,
     ctx: &Context,
-    record: &R,
+    record: R,
     json_ld: bool,
 ) -> Result<Value, ApiError> {
-    let rx = state.store.read()?;
     let now = chrono::Utc::now().naive_utc();
-    let meta = record.meta();
-    let image = match meta.image {
-        Some(id) => rx.image(id)?,
-        None => None,
-    };
-    let translations = crate::service::posts::visible_translations(&rx, record, ctx.caller, now)
+    let view = linked::view(&state.store, record, ctx.caller, now)
         .map_err(|e| from_service(e, ctx.caller))?;
-    Ok(record.represent(&LinkedContext {
+    Ok(view.record.represent(&LinkedContext {
         links: &ctx.links,
         now,
-        image,
-        translations,
+        image: view.image,
+        translations: view.translations,
         json_ld,
     }))
 }
@@ -385,7 +378,7 @@ fn get<R: LinkedResource>(state: &AppState, ctx: &Context) -> Result<ApiResponse
         invalid(&ctx.params),
     )
     .map_err(|e| from_service(e, ctx.caller))?;
-    Ok(ApiResponse::ok(represent(state, ctx, &record, true)?))
+    Ok(ApiResponse::ok(represent(state, ctx, record, true)?))
 }
 
 fn create<R: LinkedResource>(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
@@ -400,11 +393,11 @@ fn create<R: LinkedResource>(state: &AppState, ctx: &Context) -> Result<ApiRespo
         invalid(&params),
     )
     .map_err(|e| from_service(e, ctx.caller))?;
-    let mut answer = ApiResponse::ok(represent(state, ctx, &record, false)?).header(
-        LOCATION,
-        ctx.links
-            .route(&format!("/{}/{}", R::COLLECTION, record.meta().id)),
-    );
+    let location = ctx
+        .links
+        .route(&format!("/{}/{}", R::COLLECTION, record.meta().id));
+    let mut answer =
+        ApiResponse::ok(represent(state, ctx, record, false)?).header(LOCATION, location);
     answer.status = StatusCode::CREATED;
     Ok(answer)
 }
@@ -422,7 +415,7 @@ fn update<R: LinkedResource>(state: &AppState, ctx: &Context) -> Result<ApiRespo
         invalid(&params),
     )
     .map_err(|e| from_service(e, ctx.caller))?;
-    Ok(ApiResponse::ok(represent(state, ctx, &record, false)?))
+    Ok(ApiResponse::ok(represent(state, ctx, record, false)?))
 }
 
 fn delete<R: LinkedResource>(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
@@ -434,7 +427,7 @@ fn delete<R: LinkedResource>(state: &AppState, ctx: &Context) -> Result<ApiRespo
         invalid(&ctx.params),
     )
     .map_err(|e| from_service(e, ctx.caller))?;
-    Ok(ApiResponse::ok(represent(state, ctx, &record, false)?))
+    Ok(ApiResponse::ok(represent(state, ctx, record, false)?))
 }
 
 fn list<R: LinkedResource>(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
@@ -493,7 +486,7 @@ fn list<R: LinkedResource>(state: &AppState, ctx: &Context) -> Result<ApiRespons
         explicit_language: params.translation_language().map(|l| l.code()),
     };
     let mut items = Vec::with_capacity(found.items.len());
-    for record in &found.items {
+    for record in found.items {
         items.push(represent(state, ctx, record, false)?.to_string().into());
     }
     Ok(answer.post_kind_answer(&items))
