@@ -12,8 +12,8 @@ pub mod meta;
 pub mod openapi;
 pub mod params;
 mod parse_errors;
-pub mod repr;
-pub mod representations;
+pub mod render;
+pub mod representation_cache;
 pub mod resources;
 pub mod response;
 pub mod routes;
@@ -48,7 +48,7 @@ pub struct AppState {
     pub public_url: Arc<str>,
     pub routes: RouteTable,
     /// Serialized list members of the current store version and second.
-    pub representations: representations::RepresentationCache,
+    pub representations: representation_cache::RepresentationCache,
     /// When the store last changed, for the `Last-Modified` of calendar feeds.
     pub changes: ical::ChangeClock,
     /// Whole calendar feeds of the current store version.

@@ -2,7 +2,7 @@
 
 use super::{collection, KindCounts};
 use crate::http::links::Links;
-use crate::http::repr::{self, EventParts, LinkedContext};
+use crate::http::render::{self, EventParts, LinkedContext};
 use crate::http::resources::linked::LinkedResource;
 use crate::model::event::Event;
 use crate::model::post::{Organizer, PostMeta, Venue};
@@ -99,12 +99,12 @@ impl<W: Write> Exporter<'_, W> {
                 let id = term.id;
                 let view = crate::service::terms::view(&self.rx, term, &HashMap::new())
                     .map_err(service_store_error)?;
-                let mut data = repr::term(&view, &self.links, None);
+                let mut data = render::term(&view, &self.links, None);
                 if let Some(map) = data.as_object_mut() {
                     map.remove("_links");
                 }
                 self.embedded
-                    .insert((kind, id), repr::embedded_term(&view, &self.links));
+                    .insert((kind, id), render::embedded_term(&view, &self.links));
                 self.line(kind, data)?;
             }
             pending = rest;
@@ -163,7 +163,7 @@ impl<W: Write> Exporter<'_, W> {
             json_ld: None,
             masked: false,
         };
-        let mut data = repr::event(event, parts);
+        let mut data = render::event(event, parts);
         lossless(&mut data, meta);
         data["cost_details"]["values"] = json!(event.cost.values);
         if let Some(password) = &event.password {

@@ -8,7 +8,7 @@ mod zones;
 pub use cache::{CachedFeed, FeedCache, FeedKey};
 
 use crate::http::links::Links;
-use crate::http::repr::public_url;
+use crate::http::render::public_url;
 use crate::model::event::Event;
 use crate::model::{Kind, Status};
 use crate::service::events::EventView;

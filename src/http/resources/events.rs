@@ -4,8 +4,8 @@
 use crate::http::error::{from_service, ApiError};
 use crate::http::lists::{self, ListAnswer};
 use crate::http::params::{ParamKind, ParamSpec, Params};
-use crate::http::repr::{self, EventParts, LinkedContext};
-use crate::http::representations::{Generation, RepresentationKey};
+use crate::http::render::{self, EventParts, LinkedContext};
+use crate::http::representation_cache::{Generation, RepresentationKey};
 use crate::http::resources::linked::{inline, LinkedResource};
 use crate::http::resources::{common_write_params, invalid, post_write, request};
 use crate::http::routes::{
@@ -506,7 +506,7 @@ impl<'a> Embedding<'a> {
             .map(|o| self.linked(o, single))
             .collect();
         let json_ld = (single && e.password.is_none()).then(|| {
-            repr::event_json_ld(
+            render::event_json_ld(
                 e,
                 &self.ctx.links,
                 self.now,
@@ -518,10 +518,10 @@ impl<'a> Embedding<'a> {
         let terms = |views: &[crate::service::terms::TermView]| -> Vec<Value> {
             views
                 .iter()
-                .map(|v| repr::embedded_term(v, &self.ctx.links))
+                .map(|v| render::embedded_term(v, &self.ctx.links))
                 .collect()
         };
-        Ok(repr::event(
+        Ok(render::event(
             e,
             EventParts {
                 links: &self.ctx.links,

@@ -4,7 +4,7 @@
 use crate::http::error::{from_service, ApiError};
 use crate::http::lists::{self, ListAnswer};
 use crate::http::params::{ParamKind, ParamSpec, Params};
-use crate::http::repr::{self, LinkedContext};
+use crate::http::render::{self, LinkedContext};
 use crate::http::resources::{common_write_params, invalid, post_write, request};
 use crate::http::routes::{
     Endpoint, Group, OperationClass, Permission, ResponseSchema, Route, Seg,
@@ -135,7 +135,7 @@ impl LinkedResource for Venue {
     }
 
     fn represent(&self, ctx: &LinkedContext) -> Value {
-        repr::venue(self, ctx)
+        render::venue(self, ctx)
     }
 }
 
@@ -165,7 +165,7 @@ impl LinkedResource for Organizer {
     }
 
     fn represent(&self, ctx: &LinkedContext) -> Value {
-        repr::organizer(self, ctx)
+        render::organizer(self, ctx)
     }
 }
 

@@ -4,7 +4,7 @@
 use crate::http::error::{from_service, ApiError};
 use crate::http::lists::{self, ListAnswer};
 use crate::http::params::{ParamKind, ParamSpec, Params};
-use crate::http::repr;
+use crate::http::render;
 use crate::http::resources::{invalid, request};
 use crate::http::routes::{
     Endpoint, Group, OperationClass, Permission, ResponseSchema, Route, Seg,
@@ -257,7 +257,7 @@ fn write(params: &mut Params, kind: Kind) -> TermWrite {
 }
 
 fn single(ctx: &Context, kind: Kind, view: &TermView, with_links: bool) -> Value {
-    repr::term(view, &ctx.links, with_links.then(|| allowed(ctx, kind)))
+    render::term(view, &ctx.links, with_links.then(|| allowed(ctx, kind)))
 }
 
 fn path_id(ctx: &Context) -> u64 {

@@ -1,0 +1,180 @@
+//! Applying the outbox to the index (see `indexer` for when, and docs/architecture.md).
+
+use super::build::live_merge_policy;
+use super::collectors::values_in;
+use super::*;
+use crate::store::Reads;
+use tantivy::indexer::{AddOperation, SegmentWriter};
+
+/// New documents of an outbox batch of up to this many records are written as a segment by
+/// the applying thread itself (see [`add_small_segment`]); larger batches (bulk loads) go
+/// through the writer.
+const SMALL_SEGMENT_DOCS: usize = 1000;
+
+/// Memory budget of such a segment: sizes its term hash table at 32K slots (it grows when a
+/// batch needs more).
+const SMALL_SEGMENT_MEMORY: usize = 1024 * 1024;
+
+impl SearchIndex {
+    /// Applies the outbox entries after `applied` of a store snapshot: each named record is
+    /// re-read from the snapshot and its document replaced (or removed when the record is
+    /// gone). A venue or organizer change also refreshes the events that link it, whose
+    /// documents carry its name and coordinates. Commits once, recording the last sequence
+    /// number, which it returns (`None` when there was nothing to apply). Entries and
+    /// documents come from one snapshot, so the commit mirrors it exactly: it becomes the
+    /// index's [`View`].
+    pub fn apply_after(&self, store: &Store, applied: u64) -> IndexResult<Option<u64>> {
+        let _serialised = self.apply_lock.lock().expect("index apply lock");
+        self.apply_to(&self.live(), store, applied)
+    }
+
+    pub(super) fn apply_to(
+        &self,
+        live: &Live,
+        store: &Store,
+        applied: u64,
+    ) -> IndexResult<Option<u64>> {
+        let rx = store.read()?;
+        let entries: Vec<OutboxEntry> = rx.outbox_after(applied)?;
+        let Some(last) = entries.last().map(|e| e.seq) else {
+            live.set_view(rx);
+            return Ok(None);
+        };
+        // In outbox order, each indexed record once (a bulk load applies many thousands at a
+        // time). Term entries change no document: their view is all they need.
+        let mut seen = std::collections::HashSet::new();
+        let mut touched: Vec<(Kind, u64)> = Vec::new();
+        for e in &entries {
+            let indexed = matches!(e.kind, Kind::Event | Kind::Venue | Kind::Organizer);
+            if indexed && seen.insert((e.kind, e.id)) {
+                touched.push((e.kind, e.id));
+            }
+        }
+        if touched.is_empty() {
+            // No index commit: the payload's seq stays behind, and a restart re-reads these
+            // entries, which again change nothing.
+            live.set_view(rx);
+            return Ok(Some(last));
+        }
+        let linked: Vec<u64> = touched
+            .iter()
+            .filter(|(k, _)| *k != Kind::Event)
+            .map(|(_, id)| *id)
+            .collect();
+        if !linked.is_empty() {
+            for event in self.events_linking(live, &linked)? {
+                if seen.insert((Kind::Event, event)) {
+                    touched.push((Kind::Event, event));
+                }
+            }
+        }
+        let payload = serde_json::to_string(&CommitPayload {
+            seq: last,
+            schema: self.schema_version,
+        })
+        .expect("payloads serialize");
+        let mut writer = live.writer.lock().expect("index writer lock");
+        let committed = self.stage(live, &writer, &rx, &touched).and_then(|()| {
+            let mut prepared = writer.prepare_commit()?;
+            prepared.set_payload(&payload);
+            prepared.commit()?;
+            Ok(())
+        });
+        if let Err(e) = committed {
+            // What was handed to the writer would otherwise ride along with the next commit,
+            // beside what the retry hands it again (and creates are not preceded by deletes).
+            writer.rollback()?;
+            writer.set_merge_policy(Box::new(live_merge_policy()));
+            return Err(e);
+        }
+        drop(writer);
+        live.reader.reload()?;
+        live.set_view(rx);
+        Ok(Some(last))
+    }
+
+    /// Hands the writer the deletes and documents of `touched` (records re-read from `rx`).
+    fn stage(
+        &self,
+        live: &Live,
+        writer: &IndexWriter,
+        rx: &ReadTx,
+        touched: &[(Kind, u64)],
+    ) -> IndexResult<()> {
+        let f = &self.fields;
+        let searcher = live.reader.searcher();
+        // A bulk load hands every document to the writer as soon as it is built, so that the
+        // writer's indexing thread works beside this one reading the store.
+        let bulk = touched.len() > SMALL_SEGMENT_DOCS;
+        let mut fresh = Vec::new();
+        for (kind, id) in touched {
+            let id_term = f.key(Key::Id, id);
+            // A record the index has never held (a create) has nothing to delete, and a
+            // pending delete makes the commit open a reader on every segment to apply it.
+            let indexed = searcher.doc_freq(&id_term)? > 0;
+            if indexed {
+                writer.delete_term(id_term);
+            }
+            let doc = match kind {
+                Kind::Event => rx
+                    .get_record::<crate::model::event::Event>(*kind, *id)?
+                    .map(|e| docs::event(f, &e, rx))
+                    .transpose()?,
+                Kind::Venue => rx
+                    .get_record::<crate::model::post::Venue>(*kind, *id)?
+                    .map(|v| docs::venue(f, &v)),
+                Kind::Organizer => rx
+                    .get_record::<crate::model::post::Organizer>(*kind, *id)?
+                    .map(|o| docs::organizer(f, &o)),
+                _ => None,
+            };
+            match doc {
+                Some(doc) if !indexed && !bulk => fresh.push(doc),
+                // The writer stamps its documents after the delete replacing them; a segment
+                // added whole is subject to every delete still queued, that one included.
+                Some(doc) => {
+                    writer.add_document(doc)?;
+                }
+                None => {}
+            }
+        }
+        if !fresh.is_empty() {
+            add_small_segment(writer, fresh)?;
+        }
+        Ok(())
+    }
+
+    /// Events whose venue or organizers include any of `ids`.
+    fn events_linking(&self, live: &Live, ids: &[u64]) -> IndexResult<Vec<u64>> {
+        let f = &self.fields;
+        let terms = ids
+            .iter()
+            .flat_map(|id| [f.key(Key::Venue, id), f.key(Key::Organizer, id)]);
+        let query = tantivy::query::TermSetQuery::new(terms);
+        Ok(values_in(live, &query, "id")?.into_iter().collect())
+    }
+}
+
+/// Writes `docs` as one new segment of the writer's index, to be published by its next commit.
+/// The writer's own indexing thread sizes every segment's term hash table from its memory
+/// budget (at least 15 MB, so a table of 512K slots, allocated, filled and scanned for each
+/// segment): for the few documents of a create that was about 40 % of the commit's CPU.
+fn add_small_segment(writer: &IndexWriter, docs: Vec<TantivyDocument>) -> IndexResult<()> {
+    let segment = writer.new_segment();
+    let mut segment_writer = SegmentWriter::for_segment(SMALL_SEGMENT_MEMORY, segment.clone())?;
+    for document in docs {
+        // Opstamps order documents against deletes applied while a segment is written; this
+        // one is complete before it joins the index, and from then on every queued delete
+        // applies to it, so it must hold only records the index does not (creates).
+        segment_writer.add_document(AddOperation {
+            opstamp: 0,
+            document,
+        })?;
+    }
+    let max_doc = segment_writer.max_doc();
+    segment_writer.finalize()?;
+    let meta = segment.with_max_doc(max_doc).meta().clone();
+    meta.untrack_temp_docstore();
+    writer.add_segment(meta)?;
+    Ok(())
+}

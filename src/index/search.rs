@@ -1,0 +1,236 @@
+//! Answering lists and searches, and the lookups writes need (events carrying a term, records
+//! due for publication).
+
+use super::collectors::{values_in, ValueCollector};
+use super::*;
+
+impl SearchIndex {
+    /// The current view: the last index commit and the store snapshot it mirrors. Lists
+    /// search it and read their page's records from its snapshot.
+    pub fn view(&self, store: &Store) -> IndexResult<View> {
+        let live = self.live();
+        let view = live.view.read().expect("view lock").clone();
+        match view {
+            Some(view) => Ok(view),
+            // Not reached once the index is open (opening sets the view); a fresh snapshot
+            // is the best stand-in.
+            None => Ok(View {
+                searcher: live.reader.searcher(),
+                store: Arc::new(store.read()?),
+            }),
+        }
+    }
+
+    /// Events carrying a term or linking a venue/organizer (any status, any language): the
+    /// events a term deletion or a venue/organizer trashing must update.
+    pub fn events_carrying(&self, kind: Kind, id: u64) -> IndexResult<Vec<u64>> {
+        let f = &self.fields;
+        let key = match kind {
+            Kind::Category => Key::Category,
+            Kind::Tag => Key::Tag,
+            Kind::Venue => Key::Venue,
+            _ => Key::Organizer,
+        };
+        let query = tantivy::query::TermQuery::new(
+            f.key(key, id),
+            tantivy::schema::IndexRecordOption::Basic,
+        );
+        Ok(self.collect_values(&query, "id")?.into_iter().collect())
+    }
+
+    /// Records stored as `future` whose publication time (UTC seconds) has come.
+    pub fn scheduled_before(&self, now: i64) -> IndexResult<Vec<u64>> {
+        let query = planner::stored_future_until(&self.fields, now);
+        Ok(self
+            .collect_values(query.as_ref(), "id")?
+            .into_iter()
+            .collect())
+    }
+
+    /// Whether any record is stored as `future` (scheduled), so that "published" must also
+    /// look at publication dates.
+    pub fn any_scheduled(&self) -> bool {
+        let searcher = self.live().reader.searcher();
+        let term = self
+            .fields
+            .key(Key::Status, crate::model::Status::Future.as_str());
+        searcher.doc_freq(&term).map(|n| n > 0).unwrap_or(true)
+    }
+
+    /// A page of `GET /events` and its total.
+    pub fn events(
+        &self,
+        view: &View,
+        filter: &EventFilter,
+        order: EventOrder,
+        relevance: bool,
+        offset: usize,
+        limit: usize,
+    ) -> IndexResult<Hits> {
+        let filter_cache = self.live().filter_cache.clone();
+        let radius_venues: Vec<u64> = match filter.geo {
+            Some(planner::GeoFilter::Within {
+                lat,
+                lng,
+                radius_km,
+            }) => {
+                let venues = planner::venues_within(&self.fields, lat, lng, radius_km)
+                    .into_query(&filter_cache);
+                let ids = view
+                    .searcher
+                    .search(&venues, &ValueCollector { field: "id" })?;
+                ids.into_iter().collect()
+            }
+            _ => Vec::new(),
+        };
+        let query = planner::events(&self.fields, filter, &radius_venues).into_query(&filter_cache);
+        let key_field = match order {
+            EventOrder::Start => "order_start",
+            EventOrder::Publication => "order_date",
+        };
+        // Ascending natural order, expressed as a larger-is-better key.
+        self.page(
+            &view.searcher,
+            &query,
+            key_field,
+            true,
+            relevance,
+            offset,
+            limit,
+        )
+    }
+
+    /// A page of `GET /venues` or `GET /organizers` (newest first) and its total.
+    pub fn linked(
+        &self,
+        view: &View,
+        filter: &LinkedFilter,
+        relevance: bool,
+        offset: usize,
+        limit: usize,
+    ) -> IndexResult<Hits> {
+        let query = planner::linked(&self.fields, filter).into_query(&self.live().filter_cache);
+        self.page(
+            &view.searcher,
+            &query,
+            "order_date",
+            false,
+            relevance,
+            offset,
+            limit,
+        )
+    }
+
+    /// One page in the order of a sort-key field (see `docs::sort_key`), ascending or
+    /// descending, optionally by relevance first; the total comes from the same search.
+    /// Without relevance nothing is scored: the top-k collector reads only the sort key.
+    #[allow(clippy::too_many_arguments)]
+    fn page(
+        &self,
+        searcher: &tantivy::Searcher,
+        query: &dyn Query,
+        key_field: &'static str,
+        ascending: bool,
+        relevance: bool,
+        offset: usize,
+        limit: usize,
+    ) -> IndexResult<Hits> {
+        let limit = limit.max(1);
+        // A page that starts past every document of the index is empty whatever the query.
+        // Only the total is needed then; tantivy would size its top-k buffer by
+        // `offset + limit` (and overflow on a huge `page`), so a client could make it
+        // allocate without bound or panic.
+        if offset as u64 >= searcher.num_docs() {
+            let total = searcher.search(query, &Count)?;
+            return Ok(Hits {
+                ids: Vec::new(),
+                total,
+            });
+        }
+        let id_of = |key: i64| key.rem_euclid(docs::ID_SPAN) as u64;
+        if !relevance {
+            let order = if ascending { Order::Asc } else { Order::Desc };
+            let top = TopDocs::with_limit(limit)
+                .and_offset(offset)
+                .order_by_fast_field::<i64>(key_field, order);
+            let (total, hits) = searcher.search(query, &(Count, top))?;
+            return Ok(Hits {
+                ids: hits.into_iter().filter_map(|(k, _)| k.map(id_of)).collect(),
+                total,
+            });
+        }
+        let sign: i64 = if ascending { -1 } else { 1 };
+        let top = TopDocs::with_limit(limit).and_offset(offset).tweak_score(
+            move |segment: &SegmentReader| {
+                let keys = segment
+                    .fast_fields()
+                    .i64(key_field)
+                    .ok()
+                    .map(|c| c.first_or_default_col(0));
+                move |doc: DocId, score: Score| {
+                    let key = keys.as_ref().map(|c| c.get_val(doc)).unwrap_or(0);
+                    (score, sign * key, key)
+                }
+            },
+        );
+        let (total, hits) = searcher.search(query, &(Count, top))?;
+        Ok(Hits {
+            ids: hits
+                .into_iter()
+                .map(|((_, _, key), _)| id_of(key))
+                .collect(),
+            total,
+        })
+    }
+
+    /// Every value of a u64 fast field over the documents matching `query`.
+    pub fn collect_values(
+        &self,
+        query: &dyn Query,
+        field: &'static str,
+    ) -> IndexResult<HashSet<u64>> {
+        values_in(&self.live(), query, field)
+    }
+
+    /// Published events per term (terms.md §1 `count`) for the given term IDs: one count
+    /// per term, from the cached filter bitsets of the term and of published events (see
+    /// [`planner::published_events_with`]), so the cost follows the terms asked for and, after
+    /// a write, the new segment.
+    ///
+    /// Every event representation embeds its terms with their counts, and counting a popular
+    /// term still means visiting every event carrying it; so counts are also kept per searcher
+    /// generation (any index commit starts afresh). While scheduled records exist a count
+    /// also depends on `now` (a due `future` event counts as published) and is not kept.
+    pub fn term_counts(&self, kind: Kind, ids: &[u64], now: i64) -> IndexResult<HashMap<u64, u64>> {
+        let live = self.live();
+        let searcher = live.reader.searcher();
+        let key = if kind == Kind::Category {
+            Key::Category
+        } else {
+            Key::Tag
+        };
+        let any_scheduled = self.any_scheduled();
+        let keep = !any_scheduled;
+        let mut kept = live.term_counts.lock().expect("term count lock");
+        let generation = searcher.generation().generation_id();
+        if kept.generation != generation {
+            kept.generation = generation;
+            kept.counts.clear();
+        }
+        let mut counts = HashMap::with_capacity(ids.len());
+        for id in ids {
+            if let Some(count) = kept.counts.get(&(kind, *id)).filter(|_| keep) {
+                counts.insert(*id, *count);
+                continue;
+            }
+            let query = planner::published_events_with(&self.fields, key, *id, now, any_scheduled)
+                .into_query(&live.filter_cache);
+            let count = searcher.search(&query, &Count)? as u64;
+            if keep {
+                kept.counts.insert((kind, *id), count);
+            }
+            counts.insert(*id, count);
+        }
+        Ok(counts)
+    }
+}
