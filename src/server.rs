@@ -32,9 +32,9 @@ use tokio::signal::unix::{signal, SignalKind};
 /// - Large blocks: every index commit allocates and frees buffers of a few MiB (the term
 ///   dictionaries' builders). Above glibc's initial mmap threshold (128 KiB) each is a fresh
 ///   mapping, page-faulted and zeroed again at every commit: a fifth more CPU per create. glibc
-///   raises the threshold by itself once a large mapped block is freed, which used to happen
-///   by chance (the first password check freed its 19 MiB); the values it would reach are set
-///   here from the start instead.
+///   raises the threshold by itself only once a large mapped block is freed, which happens by
+///   chance (a password check frees its 19 MiB); the values it would reach are set here from
+///   the start instead.
 fn tune_malloc() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {

@@ -12,9 +12,9 @@ use std::time::{Duration, Instant};
 
 /// Longest an index commit waits for writes already inside a store transaction (a durable
 /// redb commit takes about a millisecond here). Each index commit writes a segment whose
-/// fixed cost (a few milliseconds of CPU and a dozen fsyncs) dwarfs a single event, so with
-/// a few concurrent writers most commits used to carry one or two events. A lone writer never
-/// waits: nothing else is in progress when it asks.
+/// fixed cost (a few milliseconds of CPU and a dozen fsyncs) dwarfs a single event; without
+/// the wait, most commits of a few concurrent writers carry one or two events. A lone writer
+/// never waits: nothing else is in progress when it asks.
 const GATHER_WAIT: Duration = Duration::from_millis(3);
 
 #[derive(Default)]

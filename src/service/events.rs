@@ -799,8 +799,8 @@ pub struct Archive {
     pub scheduled: bool,
 }
 
-/// `GET /events` (§2). Until the search index answers it, the archive is computed from the
-/// store; results, order and totals are the contract's.
+/// `GET /events` (docs/api.md, "Listing events"): the search index finds the page and the
+/// total from one view; the page's records are read from that view's store snapshot.
 pub fn list(
     store: &Store,
     index: &SearchIndex,
