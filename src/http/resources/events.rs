@@ -705,7 +705,7 @@ fn list(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
         !query.unlock.opens(event, ctx.caller, request.now)
     })?;
     let q = link_query(&params, &query, &archive.window, ctx);
-    let feed = super::feeds::feed_url(ctx, &params);
+    let feed = feed_url(ctx, &params);
     let answer = ListAnswer {
         links: &ctx.links,
         collection: "events",
@@ -720,6 +720,39 @@ fn list(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
         .link_relations
         .push((feed, "rel=\"alternate\"; type=\"text/calendar\""));
     Ok(answer)
+}
+
+/// The calendar feed of the same query: the parameters as sent, without paging (and without a
+/// password), so that the feed's default window moves on with the clock as the list's does.
+fn feed_url(ctx: &Context, params: &Params) -> String {
+    let mut pairs: Vec<(&str, String)> = Vec::new();
+    for spec in list_params() {
+        let name = spec.name;
+        if matches!(name, "page" | "per_page" | "password") || !params.sent(name) {
+            continue;
+        }
+        let value = match params.get(name) {
+            Some(Value::String(s)) => s.clone(),
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
+                .collect::<Vec<_>>()
+                .join(","),
+            Some(other) => other.to_string(),
+            None => continue,
+        };
+        pairs.push((name, value));
+    }
+    if let Some(language) = params.translation_language() {
+        pairs.push(("translation_language", language.code().to_string()));
+    }
+    let pairs: Vec<(&str, &str)> = pairs.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let url = ctx.links.route("/events.ics");
+    if pairs.is_empty() {
+        url
+    } else {
+        format!("{url}?{}", crate::http::links::form_encode(&pairs))
+    }
 }
 
 /// The page's representations, serialized: from the cache where this generation already

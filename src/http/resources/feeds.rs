@@ -4,7 +4,7 @@
 
 use crate::http::error::{from_service, ApiError};
 use crate::http::ical::{self, CachedFeed, FeedKey};
-use crate::http::params::{ParamKind, ParamSpec, Params};
+use crate::http::params::{ParamKind, ParamSpec};
 use crate::http::resources::events::{self as event_routes, event_query, single_read_params};
 use crate::http::resources::{invalid, request};
 use crate::http::response::{Body, SharedBody};
@@ -16,7 +16,6 @@ use crate::model::event::Event;
 use crate::service::events;
 use crate::service::Request;
 use chrono::{DateTime, Utc};
-use serde_json::Value;
 use std::sync::Arc;
 use warp::http::header::{HeaderName, LAST_MODIFIED};
 
@@ -83,39 +82,6 @@ pub fn routes() -> Vec<Route> {
             )],
         },
     ]
-}
-
-/// The calendar feed of the same query: the parameters as sent, without paging (and without a
-/// password), so that the feed's default window moves on with the clock as the list's does.
-pub(super) fn feed_url(ctx: &Context, params: &Params) -> String {
-    let mut pairs: Vec<(&str, String)> = Vec::new();
-    for spec in event_routes::list_params() {
-        let name = spec.name;
-        if matches!(name, "page" | "per_page" | "password") || !params.sent(name) {
-            continue;
-        }
-        let value = match params.get(name) {
-            Some(Value::String(s)) => s.clone(),
-            Some(Value::Array(items)) => items
-                .iter()
-                .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
-                .collect::<Vec<_>>()
-                .join(","),
-            Some(other) => other.to_string(),
-            None => continue,
-        };
-        pairs.push((name, value));
-    }
-    if let Some(language) = params.translation_language() {
-        pairs.push(("translation_language", language.code().to_string()));
-    }
-    let pairs: Vec<(&str, &str)> = pairs.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    let url = ctx.links.route("/events.ics");
-    if pairs.is_empty() {
-        url
-    } else {
-        format!("{url}?{}", crate::http::links::form_encode(&pairs))
-    }
 }
 
 /// A built feed and how long it answers for.
