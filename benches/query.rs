@@ -229,7 +229,7 @@ fn http_benches(c: &mut Criterion, f: &Fixture, first_category: u64) {
     ));
     let client = std::net::IpAddr::from([127, 0, 0, 1]);
     let service = hyper_util::service::TowerToHyperService::new(warp::service(
-        almanac::http::filter(state, client),
+        almanac::http::filter(state, client, almanac::http::Listener::Api),
     ));
     // Multi-threaded like the server's: handlers use `block_in_place`.
     let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -48,6 +48,10 @@ enum Command {
         /// IP literal and port to listen on; port 0 picks a free port.
         #[arg(long, env = "ALMANAC_LISTEN", default_value = "127.0.0.1:8080", value_parser = parse_listen)]
         listen: SocketAddr,
+        /// Also serve `GET /metrics` without credentials on this IP literal and port (for a
+        /// scraper on a private network); port 0 picks a free port.
+        #[arg(long, env = "ALMANAC_METRICS_LISTEN", value_parser = parse_listen)]
+        metrics_listen: Option<SocketAddr>,
         /// Absolute base URL used in links (default: http:// + the bound address).
         #[arg(long, env = "ALMANAC_PUBLIC_URL", value_parser = parse_public_url)]
         public_url: Option<String>,
@@ -236,8 +240,10 @@ fn unset_empty_environment() {
     for name in [
         "ALMANAC_DATA_DIR",
         "ALMANAC_LISTEN",
+        "ALMANAC_METRICS_LISTEN",
         "ALMANAC_PUBLIC_URL",
         "ALMANAC_LOG",
+        "ALMANAC_LOG_FORMAT",
     ] {
         if std::env::var_os(name).is_some_and(|v| v.is_empty()) {
             std::env::remove_var(name);
@@ -245,19 +251,31 @@ fn unset_empty_environment() {
     }
 }
 
-/// stderr logging filtered by `ALMANAC_LOG` (default `info`; empty counts as unset).
+/// stderr logging filtered by `ALMANAC_LOG` (default `info`), as text or JSON lines
+/// (`ALMANAC_LOG_FORMAT`, see [`crate::config::LogFormat`]).
 fn init_logging() -> Result<(), String> {
+    let format = crate::config::LogFormat::from_env()?;
     let directives = std::env::var("ALMANAC_LOG")
         .ok()
         .filter(|v| !v.is_empty())
         .unwrap_or_else(|| "info".into());
     let filter = tracing_subscriber::EnvFilter::try_new(&directives)
         .map_err(|e| format!("invalid ALMANAC_LOG {directives:?}: {e}"))?;
-    tracing_subscriber::fmt()
+    let subscriber = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .init();
+        .with_writer(std::io::stderr);
+    match format {
+        crate::config::LogFormat::Text => subscriber
+            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+            .init(),
+        // One object per line: time, level, target and the event's fields at the top level.
+        crate::config::LogFormat::Json => subscriber
+            .json()
+            .flatten_event(true)
+            .with_current_span(false)
+            .with_span_list(false)
+            .init(),
+    }
     Ok(())
 }
 
@@ -266,12 +284,14 @@ fn run(command: Command) -> Result<(), Exit> {
         Command::Serve {
             data_dir,
             listen,
+            metrics_listen,
             public_url,
             demo,
             cluster,
         } => server::serve(ServeOptions {
             data_dir: data_dir.data_dir,
             listen,
+            metrics_listen,
             public_url,
             demo,
             cluster,

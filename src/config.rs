@@ -1,5 +1,5 @@
-//! Option values that need more than clap's parsing (common.md §8.2), and the connection
-//! limits of `serve` (extension, environment only).
+//! Option values that need more than clap's parsing (common.md §8.2), the connection limits
+//! of `serve` and the log format (extensions, environment only).
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -108,6 +108,32 @@ impl ConnectionLimits {
     }
 }
 
+/// How log lines are written to stderr (`ALMANAC_LOG_FORMAT`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogFormat {
+    /// Human-readable lines (the default).
+    Text,
+    /// One JSON object per line.
+    Json,
+}
+
+impl LogFormat {
+    /// `ALMANAC_LOG_FORMAT`: `text` (default; empty counts as unset) or `json`.
+    pub fn from_env() -> Result<LogFormat, String> {
+        log_format_from(std::env::var("ALMANAC_LOG_FORMAT").ok())
+    }
+}
+
+fn log_format_from(value: Option<String>) -> Result<LogFormat, String> {
+    match value.as_deref().map(str::trim) {
+        None | Some("") | Some("text") => Ok(LogFormat::Text),
+        Some("json") => Ok(LogFormat::Json),
+        Some(other) => Err(format!(
+            "invalid ALMANAC_LOG_FORMAT {other:?}: expected text or json"
+        )),
+    }
+}
+
 /// Memory for whole calendar feeds kept between polls, by default.
 pub const DEFAULT_FEED_CACHE_MB: usize = 64;
 
@@ -150,6 +176,17 @@ fn parse_seconds(name: &str, value: &str) -> Result<Duration, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn log_formats() {
+        assert_eq!(log_format_from(None), Ok(LogFormat::Text));
+        assert_eq!(log_format_from(Some(String::new())), Ok(LogFormat::Text));
+        assert_eq!(log_format_from(Some("text".into())), Ok(LogFormat::Text));
+        assert_eq!(log_format_from(Some("json".into())), Ok(LogFormat::Json));
+        for bad in ["xml", "JSON ", "Json"] {
+            assert!(log_format_from(Some(bad.into())).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn feed_cache_size_is_megabytes_or_refused() {

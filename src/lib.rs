@@ -5,7 +5,8 @@
 //! Layers, top to bottom (arrows point down only):
 //! `http` (warp, routing, parameters, errors, links) → `service` (use cases) →
 //! `auth`, `store` (redb) → `model` (plain domain types) and `values` (value grammars).
-//! In cluster mode `cluster` (PostgreSQL) is the log the store writes through.
+//! In cluster mode `cluster` (PostgreSQL) is the log the store writes through. `metrics`
+//! sits below them all: every layer records what happens in it there.
 
 pub mod auth;
 pub mod cli;
@@ -15,6 +16,7 @@ pub mod datadir;
 pub mod generate;
 pub mod http;
 pub mod index;
+pub mod metrics;
 pub mod model;
 pub mod server;
 pub mod service;

@@ -59,6 +59,8 @@ pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 pub struct ServeOptions {
     pub data_dir: PathBuf,
     pub listen: SocketAddr,
+    /// A second listener serving only `GET /metrics`, without credentials.
+    pub metrics_listen: Option<SocketAddr>,
     pub public_url: Option<String>,
     /// Load the demo calendar when the store has no events yet.
     pub demo: bool,
@@ -96,6 +98,8 @@ pub fn serve(options: ServeOptions) -> Result<(), Exit> {
     // Step 1 of §8.4: configuration is validated before the data directory is touched.
     let limits = ConnectionLimits::from_env().map_err(|e| Exit::new(2, e))?;
     let feed_cache = crate::config::feed_cache_bytes().map_err(|e| Exit::new(2, e))?;
+    // Everything from here on is recorded, the start-up's commits included.
+    crate::metrics::install();
     let data_dir = DataDir::open(&options.data_dir, true).map_err(data_dir_exit)?;
     let store_path = data_dir.store_path().map_err(data_dir_exit)?;
     let store = Store::open(&store_path).map_err(|e| Exit::new(1, e))?;
@@ -160,6 +164,14 @@ async fn run(
         .await
         .map_err(|e| Exit::new(1, format!("cannot listen on {}: {e}", options.listen)))?;
     let bound = listener.local_addr().map_err(|e| Exit::new(1, e))?;
+    let metrics_listener = match options.metrics_listen {
+        Some(address) => Some(
+            tokio::net::TcpListener::bind(address)
+                .await
+                .map_err(|e| Exit::new(1, format!("cannot listen on {address}: {e}")))?,
+        ),
+        None => None,
+    };
     let public_url = options
         .public_url
         .unwrap_or_else(|| default_public_url(bound));
@@ -176,11 +188,45 @@ async fn run(
 
     let mut sigint = signal(SignalKind::interrupt()).map_err(|e| Exit::new(1, e))?;
     let mut sigterm = signal(SignalKind::terminate()).map_err(|e| Exit::new(1, e))?;
-    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-    let server = http::connections::serve(listener, state.clone(), limits, async {
-        let _ = stop_rx.await;
-    });
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let stopped = move || {
+        let mut stop = stop_rx.clone();
+        async move {
+            let _ = stop.wait_for(|stop| *stop).await;
+        }
+    };
+    let server = http::connections::serve(
+        listener,
+        http::Listener::Api,
+        state.clone(),
+        limits,
+        stopped(),
+    );
     let server = tokio::spawn(server);
+    let metrics_server = match metrics_listener {
+        Some(listener) => {
+            let bound = listener.local_addr().map_err(|e| Exit::new(1, e))?;
+            let line = format!("metrics on http://{bound}/metrics");
+            print_line(&line);
+            tracing::info!("{line}");
+            Some(tokio::spawn(http::connections::serve(
+                listener,
+                http::Listener::Metrics,
+                state.clone(),
+                limits,
+                stopped(),
+            )))
+        }
+        None => None,
+    };
+    // Recorded durations are folded into their histograms every few seconds, scraped or not.
+    tokio::spawn(async {
+        let mut every_few_seconds = tokio::time::interval(Duration::from_secs(5));
+        loop {
+            every_few_seconds.tick().await;
+            crate::metrics::upkeep();
+        }
+    });
 
     // Scheduled publication (§4.4): at start-up, then every minute.
     let scheduler_store = state.store.clone();
@@ -214,7 +260,7 @@ async fn run(
         _ = sigterm.recv() => {}
     }
     tracing::info!("shutting down");
-    let _ = stop_tx.send(());
+    let _ = stop_tx.send(true);
     // A second signal during shutdown exits at once with code 1.
     tokio::spawn(async move {
         tokio::select! {
@@ -224,7 +270,13 @@ async fn run(
         eprintln!("error: second signal during shutdown");
         std::process::exit(1);
     });
-    if tokio::time::timeout(SHUTDOWN_GRACE, server).await.is_err() {
+    let servers = async {
+        let _ = server.await;
+        if let Some(metrics_server) = metrics_server {
+            let _ = metrics_server.await;
+        }
+    };
+    if tokio::time::timeout(SHUTDOWN_GRACE, servers).await.is_err() {
         tracing::warn!("requests still running after the grace period were dropped");
     }
     Ok(())

@@ -109,7 +109,10 @@ impl Authenticator {
         let known_name = user.as_ref().map(|_| name.as_str());
         self.throttle
             .admit(known_name, client, Instant::now())
-            .map_err(|retry_after| AuthError::Throttled { retry_after })?;
+            .map_err(|retry_after| {
+                crate::metrics::throttled(crate::metrics::Throttled::Login);
+                AuthError::Throttled { retry_after }
+            })?;
         let Some(user) = user else {
             self.refused
                 .remember(credentials, None, AuthError::UnknownUser);
@@ -122,6 +125,7 @@ impl Authenticator {
         {
             Ok(verified) => verified,
             Err(verifier::Busy) => {
+                crate::metrics::verifier_busy();
                 self.throttle.withdraw(known_name, client);
                 return Err(AuthError::Busy);
             }
@@ -143,7 +147,10 @@ impl Authenticator {
     pub fn admit_event_password(&self, client: IpAddr) -> Result<(), AuthError> {
         self.event_passwords
             .admit(None, client, Instant::now())
-            .map_err(|retry_after| AuthError::Throttled { retry_after })
+            .map_err(|retry_after| {
+                crate::metrics::throttled(crate::metrics::Throttled::EventPassword);
+                AuthError::Throttled { retry_after }
+            })
     }
 
     /// The event password admitted for `client` was not a failed guess.

@@ -14,7 +14,7 @@
 //!   finish (the caller bounds how long it waits for [`serve`]).
 
 use super::parse_errors::ParseErrorBodies;
-use super::AppState;
+use super::{AppState, Listener};
 use crate::config::ConnectionLimits;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
@@ -26,10 +26,11 @@ use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 
-/// Serves `listener` until `shutdown` completes, then waits for the open connections' requests
-/// to finish.
+/// Serves `listener` (what `serving` says) until `shutdown` completes, then waits for the open
+/// connections' requests to finish.
 pub async fn serve(
     listener: TcpListener,
+    serving: Listener,
     state: Arc<AppState>,
     limits: ConnectionLimits,
     shutdown: impl Future<Output = ()>,
@@ -55,8 +56,11 @@ pub async fn serve(
                 }
             },
         };
-        let service =
-            TowerToHyperService::new(warp::service(super::filter(state.clone(), peer.ip())));
+        let service = TowerToHyperService::new(warp::service(super::filter(
+            state.clone(),
+            peer.ip(),
+            serving,
+        )));
         let watcher = graceful.watcher();
         let header_read_timeout = limits.header_read_timeout;
         tokio::spawn(async move {

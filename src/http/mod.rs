@@ -137,10 +137,21 @@ pub struct Context {
     pub event_password: Arc<crate::service::events::PasswordTries>,
 }
 
-/// The warp filter serving every request of one connection, from `client`.
+/// What a listener serves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Listener {
+    /// The API, `/healthz` and `/metrics` for administrators.
+    Api,
+    /// `GET /metrics` without credentials, for a scraper on a private network
+    /// (`serve --metrics-listen`); everything else is 404.
+    Metrics,
+}
+
+/// The warp filter serving every request of one connection of `listener`, from `client`.
 pub fn filter(
     state: Arc<AppState>,
     client: IpAddr,
+    listener: Listener,
 ) -> impl Filter<Extract = (Response,), Error = warp::Rejection> + Clone {
     let query = warp::query::raw().or(warp::any().map(String::new)).unify();
     warp::any()
@@ -158,22 +169,39 @@ pub fn filter(
                   headers: HeaderMap,
                   body| async move {
                 let started = Instant::now();
+                let target = state.routes.resolve(path.as_str());
+                if listener == Listener::Metrics {
+                    let response = metrics_listener(&state, &method, &target, &headers);
+                    tracing::debug!(
+                        method = %method,
+                        path = path.as_str(),
+                        status = response.status().as_u16(),
+                        "metrics request"
+                    );
+                    return response;
+                }
+                let _in_flight = crate::metrics::InFlight::enter();
+                let route = state.routes.label(&target).clone();
                 let response = process(
                     &state,
                     client,
                     method.clone(),
                     path.as_str(),
+                    target,
                     &query,
                     &headers,
                     body,
                 )
                 .await;
+                let elapsed = started.elapsed();
+                let status = response.status().as_u16();
+                crate::metrics::request(&route, method.as_str(), status, elapsed.as_secs_f64());
                 // Only the path is logged: query strings may carry event passwords.
                 tracing::info!(
                     method = %method,
                     path = path.as_str(),
-                    status = response.status().as_u16(),
-                    micros = started.elapsed().as_micros() as u64,
+                    status,
+                    micros = elapsed.as_micros() as u64,
                     "request"
                 );
                 response
@@ -181,12 +209,15 @@ pub fn filter(
         )
 }
 
-/// Steps 1–12 of common.md §1.10, and the finishing of the answer.
+/// Steps 1–12 of common.md §1.10, and the finishing of the answer; `target` is where `path`
+/// leads.
+#[allow(clippy::too_many_arguments)]
 async fn process<S, B>(
     state: &AppState,
     client: IpAddr,
     method: Method,
     path: &str,
+    target: Target,
     query: &str,
     headers: &HeaderMap,
     body: S,
@@ -195,7 +226,6 @@ where
     S: Stream<Item = Result<B, warp::Error>>,
     B: bytes::Buf,
 {
-    let target = state.routes.resolve(path);
     let segment = match &target {
         Target::RestRoot { segment } | Target::Namespace { segment, .. } => *segment,
         _ => path
@@ -209,7 +239,7 @@ where
         method: &method,
         request_headers: headers,
         caller: Caller::Anonymous,
-        links: (target != Target::Healthz).then_some(&links),
+        links: (!matches!(target, Target::Healthz | Target::Metrics)).then_some(&links),
         allow: None,
     };
 
@@ -264,6 +294,25 @@ where
                         health["lag"] = json!(head.saturating_sub(position));
                     }
                     finish.success(ApiResponse::ok(health), Some("no-store"))
+                }
+                _ => finish.error(&ApiError::no_route()),
+            };
+        }
+        Target::Metrics => {
+            return match method {
+                Method::GET | Method::HEAD => {
+                    let administrator = matches!(
+                        finish.caller,
+                        Caller::User {
+                            role: crate::model::Role::Administrator,
+                            ..
+                        }
+                    );
+                    if administrator {
+                        finish.success(metrics_answer(state), Some("no-store"))
+                    } else {
+                        finish.error(&ApiError::forbidden(finish.caller))
+                    }
                 }
                 _ => finish.error(&ApiError::no_route()),
             };
@@ -390,6 +439,51 @@ where
             response
         }
         Err(e) => finish.error(&e),
+    }
+}
+
+/// The Prometheus text exposition of every metric, with the index's position and size read
+/// now (docs/operations.md, "Metrics").
+fn metrics_answer(state: &AppState) -> ApiResponse {
+    let index = tokio::task::block_in_place(|| {
+        // The index's position first: a write committed in between counts as lag.
+        let applied = state.index.applied_position();
+        let outbox_head = state.store.outbox_head().unwrap_or_else(|e| {
+            tracing::warn!(error = %e, "reading the outbox head for /metrics failed");
+            applied
+        });
+        crate::metrics::IndexState {
+            applied,
+            outbox_head,
+            documents: state.index.documents(),
+        }
+    });
+    let text = crate::metrics::render(index);
+    ApiResponse::ok_body(response::Body::Shared(Arc::new(response::SharedBody::new(
+        crate::metrics::CONTENT_TYPE,
+        text.into_bytes(),
+    ))))
+}
+
+/// A request on the metrics listener: `GET /metrics` without credentials, 404 otherwise.
+fn metrics_listener(
+    state: &AppState,
+    method: &Method,
+    target: &Target,
+    headers: &HeaderMap,
+) -> Response {
+    let finish = Finish {
+        method,
+        request_headers: headers,
+        caller: Caller::Anonymous,
+        links: None,
+        allow: None,
+    };
+    match (target, method) {
+        (Target::Metrics, &Method::GET | &Method::HEAD) => {
+            finish.success(metrics_answer(state), Some("no-store"))
+        }
+        _ => finish.error(&ApiError::no_route()),
     }
 }
 

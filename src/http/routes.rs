@@ -6,6 +6,7 @@ use crate::http::error::ApiError;
 use crate::http::params::ParamSpec;
 use crate::http::{ApiResponse, AppState, Context};
 use crate::model::{Kind, Language};
+use std::sync::Arc;
 use warp::http::Method;
 
 /// One segment of a route path below the namespace.
@@ -230,6 +231,8 @@ pub struct PathValues {
 #[derive(Debug, PartialEq, Eq)]
 pub enum Target {
     Healthz,
+    /// `/metrics` (administrators; see `crate::metrics`).
+    Metrics,
     RestRoot {
         segment: Option<Language>,
     },
@@ -243,7 +246,13 @@ pub enum Target {
 
 pub struct RouteTable {
     pub routes: Vec<Route>,
+    /// The `route` label of request metrics: each route's `/doc` path, then the names of the
+    /// targets outside the namespace (see [`RouteTable::label`]).
+    labels: Vec<Arc<str>>,
 }
+
+/// The labels of the targets outside the namespace, after the routes' in `labels`.
+const OUTSIDE_LABELS: [&str; 4] = ["rest_root", "healthz", "metrics", "unmatched"];
 
 impl RouteTable {
     /// Every endpoint takes `translation_language` (common.md §7.1); it is added here, last,
@@ -258,7 +267,25 @@ impl RouteTable {
                 endpoint.params.push(ParamSpec::translation_language());
             }
         }
-        RouteTable { routes }
+        let labels = routes
+            .iter()
+            .map(|r| Arc::from(r.doc_path()))
+            .chain(OUTSIDE_LABELS.into_iter().map(Arc::from))
+            .collect();
+        RouteTable { routes, labels }
+    }
+
+    /// What request metrics name `target` by: a route's path template as in `/doc`
+    /// (`/events/{id}`), or `rest_root`, `healthz`, `metrics`, `unmatched`.
+    pub fn label(&self, target: &Target) -> &Arc<str> {
+        let outside = |n: usize| &self.labels[self.routes.len() + n];
+        match target {
+            Target::Namespace { route, .. } => &self.labels[*route],
+            Target::RestRoot { .. } => outside(0),
+            Target::Healthz => outside(1),
+            Target::Metrics => outside(2),
+            Target::Unknown => outside(3),
+        }
     }
 
     /// Matches a raw (still percent-encoded) path.
@@ -269,6 +296,9 @@ impl RouteTable {
         let mut rest: &[String] = &segments;
         if rest == ["healthz"] {
             return Target::Healthz;
+        }
+        if rest == ["metrics"] {
+            return Target::Metrics;
         }
         let segment = rest.first().and_then(|s| Language::from_segment(s));
         if segment.is_some() {
@@ -404,6 +434,9 @@ mod tests {
         );
         assert_eq!(t.resolve("/healthz"), Target::Healthz);
         assert_eq!(t.resolve("/es/healthz"), Target::Unknown);
+        assert_eq!(t.resolve("/metrics/"), Target::Metrics);
+        assert_eq!(t.resolve("/es/metrics"), Target::Unknown);
+        assert_eq!(t.resolve("/cal/events/v1/metrics"), Target::Unknown);
         assert_eq!(
             t.resolve("/cal/events/v1///"),
             ns(None, 0, PathValues::default())
@@ -466,6 +499,14 @@ mod tests {
             "/cal/events/v1/events/(?P<id>\\d+)"
         );
         assert_eq!(t.routes[2].doc_path(), "/events/by-slug/{slug}");
+        assert_eq!(
+            &**t.label(&t.resolve("/es/cal/events/v1/events/7")),
+            "/events/{id}"
+        );
+        assert_eq!(&**t.label(&t.resolve("/cal/events/v1")), "/");
+        assert_eq!(&**t.label(&t.resolve("/")), "rest_root");
+        assert_eq!(&**t.label(&t.resolve("/metrics")), "metrics");
+        assert_eq!(&**t.label(&t.resolve("/nowhere")), "unmatched");
         assert_eq!(
             t.routes[1].methods(),
             vec![Method::GET, Method::POST, Method::PUT, Method::PATCH]

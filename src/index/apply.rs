@@ -37,7 +37,7 @@ impl SearchIndex {
         let rx = store.read()?;
         let entries: Vec<OutboxEntry> = rx.outbox_after(applied)?;
         let Some(last) = entries.last().map(|e| e.seq) else {
-            live.set_view(rx);
+            self.publish(live, rx)?;
             return Ok(None);
         };
         // In outbox order, each indexed record once (a bulk load applies many thousands at a
@@ -53,7 +53,7 @@ impl SearchIndex {
         if touched.is_empty() {
             // No index commit: the payload's seq stays behind, and a restart re-reads these
             // entries, which again change nothing.
-            live.set_view(rx);
+            self.publish(live, rx)?;
             return Ok(Some(last));
         }
         let linked: Vec<u64> = touched
@@ -75,9 +75,11 @@ impl SearchIndex {
         .expect("payloads serialize");
         let mut writer = live.writer.lock().expect("index writer lock");
         let committed = self.stage(live, &writer, &rx, &touched).and_then(|()| {
+            let committing = std::time::Instant::now();
             let mut prepared = writer.prepare_commit()?;
             prepared.set_payload(&payload);
             prepared.commit()?;
+            crate::metrics::index_commit(committing.elapsed().as_secs_f64());
             Ok(())
         });
         if let Err(e) = committed {
@@ -89,7 +91,7 @@ impl SearchIndex {
         }
         drop(writer);
         live.reader.reload()?;
-        live.set_view(rx);
+        self.publish(live, rx)?;
         Ok(Some(last))
     }
 

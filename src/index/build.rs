@@ -111,6 +111,7 @@ impl SearchIndex {
             live: RwLock::new(Arc::new(live)),
             apply_lock: Mutex::new(()),
             rebuilding: AtomicBool::new(false),
+            applied: AtomicU64::new(0),
             fields: parsed.fields,
             schema_version: parsed.version,
         };

@@ -22,7 +22,7 @@ use schema::{Fields, IndexSchema, Key};
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use tantivy::collector::{Collector, Count, SegmentCollector, TopDocs};
 use tantivy::query::Query;
@@ -69,6 +69,9 @@ pub struct SearchIndex {
     /// Set while an online rebuild runs: the outbox is then kept, since the new index must
     /// replay what the old one applied meanwhile.
     rebuilding: AtomicBool,
+    /// The outbox head of the store snapshot the index last mirrored: every write up to it is
+    /// searchable (see [`SearchIndex::applied_position`]).
+    applied: AtomicU64,
     pub fields: Fields,
     schema_version: u32,
 }
@@ -138,5 +141,24 @@ impl SearchIndex {
     /// The outbox sequence number the index has applied.
     pub fn applied_seq(&self) -> u64 {
         self.live().applied_seq()
+    }
+
+    /// The outbox sequence number up to which every write is in the index. Unlike
+    /// [`SearchIndex::applied_seq`] (the last commit's), it also covers writes that changed no
+    /// document (terms), which need no index commit.
+    pub fn applied_position(&self) -> u64 {
+        self.applied.load(Ordering::SeqCst)
+    }
+
+    /// How many documents (events, venues, organizers) the index holds.
+    pub fn documents(&self) -> u64 {
+        self.live().reader.searcher().num_docs()
+    }
+
+    /// Makes `rx`, which `live` now mirrors, its view.
+    fn publish(&self, live: &Live, rx: ReadTx) -> IndexResult<()> {
+        self.applied.fetch_max(rx.outbox_head()?, Ordering::SeqCst);
+        live.set_view(rx);
+        Ok(())
     }
 }

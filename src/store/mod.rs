@@ -264,7 +264,9 @@ impl Store {
             (out, tx.last_outbox_seq)
             // The open tables close here, before the commit.
         };
+        let committing = std::time::Instant::now();
         txn.commit().map_err(StoreError::from)?;
+        crate::metrics::store_commit(committing.elapsed().as_secs_f64());
         Ok((out, last))
     }
 
@@ -512,10 +514,7 @@ impl Store {
 
     /// The last outbox sequence number drawn (0 when none).
     pub fn outbox_head(&self) -> StoreResult<u64> {
-        let rx = self.read()?;
-        let meta = rx.txn.open_table(META)?;
-        let found = meta.get(OUTBOX_SEQUENCE)?;
-        Ok(found.map(|v| v.value()).unwrap_or(0))
+        self.read()?.outbox_head()
     }
 
     /// A consistent snapshot for reading.
@@ -1107,6 +1106,13 @@ impl ReadTx {
 }
 
 impl ReadTx {
+    /// The last outbox sequence number drawn in this snapshot (0 when none).
+    pub fn outbox_head(&self) -> StoreResult<u64> {
+        let meta = self.txn.open_table(META)?;
+        let found = meta.get(OUTBOX_SEQUENCE)?;
+        Ok(found.map(|v| v.value()).unwrap_or(0))
+    }
+
     /// How many records of a kind the store holds.
     pub fn count(&self, kind: Kind) -> StoreResult<u64> {
         Ok(self.records(kind)?.len()?)

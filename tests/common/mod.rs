@@ -214,8 +214,10 @@ impl Cmd {
         for k in [
             "ALMANAC_DATA_DIR",
             "ALMANAC_LISTEN",
+            "ALMANAC_METRICS_LISTEN",
             "ALMANAC_PUBLIC_URL",
             "ALMANAC_LOG",
+            "ALMANAC_LOG_FORMAT",
             "RUST_LOG",
         ] {
             c.env_remove(k);

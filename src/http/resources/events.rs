@@ -779,6 +779,11 @@ fn list_items(
         .map(|k| state.representations.get(generation, k))
         .collect();
     let missing: Vec<usize> = (0..events.len()).filter(|n| items[*n].is_none()).collect();
+    crate::metrics::cache(
+        crate::metrics::Cache::Representations,
+        (events.len() - missing.len()) as u64,
+        missing.len() as u64,
+    );
     if !missing.is_empty() {
         let pending: Vec<&Event> = missing.iter().map(|n| &events[*n]).collect();
         let embedding = Embedding::new(state, ctx, &pending, generation.clock())?;

@@ -109,8 +109,12 @@ fn cached(
         segment: ctx.links.segment(),
     };
     let feed = match state.feeds.get(&key, version, now.timestamp()) {
-        Some(feed) => feed,
+        Some(feed) => {
+            crate::metrics::cache(crate::metrics::Cache::Feeds, 1, 0);
+            feed
+        }
         None => {
+            crate::metrics::cache(crate::metrics::Cache::Feeds, 0, 1);
             let built = build(now, version)?;
             let expires = if built.clock_bound {
                 now.timestamp() + 1
