@@ -1,4 +1,4 @@
-//! The command line (common.md §8): clap definitions and the exit codes of §8.9.
+//! The command line: clap definitions and the exit codes (README.md, "Command line").
 
 use crate::config::{parse_listen, parse_public_url};
 use crate::datadir::DataDir;
@@ -215,7 +215,7 @@ pub fn main() -> i32 {
         }
     };
     // Everything almanac creates in the data directory (store, index, lock and password
-    // files) is private to its user: directories 0700, files 0600 (§8.3), whatever creates
+    // files) is private to its user: directories 0700, files 0600, whatever creates
     // them (redb and tantivy open their files with the default mode).
     // SAFETY: umask only sets the process's file-creation mask; it cannot fail.
     unsafe {
@@ -504,7 +504,7 @@ impl PasswordSource {
     }
 }
 
-/// `almanac reindex` (common.md §8.8): a fresh index built beside the old one, then swapped in.
+/// `almanac reindex`: a fresh index built beside the old one, then swapped in.
 fn reindex(root: &std::path::Path) -> Result<(), Exit> {
     let (dir, store) = open_store(root, false)?;
     let total = store

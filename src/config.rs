@@ -1,4 +1,4 @@
-//! Option values that need more than clap's parsing (common.md §8.2), the connection limits
+//! Option values that need more than clap's parsing, the connection limits
 //! of `serve` and the log format (extensions, environment only).
 
 use std::net::SocketAddr;
@@ -48,7 +48,7 @@ pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
 /// sit idle before its next one. Real clients send a head in one packet; a slow-loris client
 /// trickling bytes must not keep a connection slot for longer than this.
 pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
-/// How long a client may take to send a whole request body (at most 1 MiB, §6.6): 60 s still
+/// How long a client may take to send a whole request body (at most 1 MiB): 60 s still
 /// admits a 1 MiB body over a ~17 KB/s link, while a trickled body cannot hold its connection
 /// slot indefinitely. Longer than the 10 s shutdown grace, so a body still arriving at shutdown
 /// is dropped by the grace period, not by this timeout.

@@ -1,4 +1,4 @@
-//! `almanac serve` (common.md §8.4): start-up in the contract's order, serving, and graceful
+//! `almanac serve` (docs/operations.md, "Running the server"): start-up in a fixed order, serving, and graceful
 //! shutdown on SIGINT/SIGTERM (in-flight requests get up to 10 s, then the store is closed
 //! and the lock released).
 
@@ -95,7 +95,7 @@ pub fn data_dir_exit(e: DataDirError) -> Exit {
 
 pub fn serve(options: ServeOptions) -> Result<(), Exit> {
     tune_malloc();
-    // Step 1 of §8.4: configuration is validated before the data directory is touched.
+    // Configuration is validated before the data directory is touched.
     let limits = ConnectionLimits::from_env().map_err(|e| Exit::new(2, e))?;
     let feed_cache = crate::config::feed_cache_bytes().map_err(|e| Exit::new(2, e))?;
     // Everything from here on is recorded, the start-up's commits included.
@@ -144,7 +144,7 @@ pub fn serve(options: ServeOptions) -> Result<(), Exit> {
     // Requests that outlived the grace period are dropped with the runtime.
     runtime.shutdown_timeout(Duration::from_millis(100));
     drop(follower);
-    // Pending index work completes before the store closes (§8.4).
+    // Pending index work completes before the store closes.
     indexer.stop();
     drop(index);
     drop(store);
@@ -228,7 +228,7 @@ async fn run(
         }
     });
 
-    // Scheduled publication (§4.4): at start-up, then every minute.
+    // Scheduled publication: at start-up, then every minute.
     let scheduler_store = state.store.clone();
     let scheduler_index = state.index.clone();
     tokio::spawn(async move {
@@ -366,7 +366,8 @@ fn load_demo(store: &Store) -> Result<(), Exit> {
     Ok(())
 }
 
-/// stdout carries only the contract's lines, each flushed at once (§8.6).
+/// stdout carries only the documented lines (the initial password, the listening address), each
+/// flushed at once.
 fn print_line(line: &str) {
     let mut out = std::io::stdout().lock();
     let _ = writeln!(out, "{line}");

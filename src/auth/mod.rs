@@ -1,6 +1,6 @@
 //! Users, HTTP Basic authentication and the capability rules.
 //!
-//! Authentication (common.md §3.1, §3.2) turns an `Authorization` header into a [`Caller`].
+//! Authentication (docs/api.md, "Authentication") turns an `Authorization` header into a [`Caller`].
 //! argon2 is slow and memory-hungry by design, so verifications run a few at a time
 //! ([`verifier`]), and the outcome of a check is remembered for [`CACHE_TTL`] in bounded
 //! [`CredentialCache`]s keyed by a keyed hash of the decoded user name and password (never the
@@ -182,7 +182,7 @@ fn caller_of(user: &User) -> Caller {
 }
 
 /// The payload of a `Basic` header, if the scheme is Basic (scheme names are case-insensitive).
-/// A bare `Basic` has an empty payload, which has no colon (§3.2: 401, not anonymous).
+/// A bare `Basic` has an empty payload, which has no colon (401, not anonymous).
 fn basic_payload(header: &[u8]) -> Option<&[u8]> {
     let header = header.trim_ascii();
     let space = header

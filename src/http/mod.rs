@@ -1,5 +1,5 @@
 //! The HTTP layer: warp is used as the server and for request extraction only; routing,
-//! parameter handling and the processing order are the contract's own (common.md §1.10),
+//! parameter handling and the processing order are almanac's own (docs/architecture.md),
 //! implemented by [`process`] over the [`routes::RouteTable`].
 
 pub mod body;
@@ -107,7 +107,7 @@ impl AppState {
     }
 }
 
-/// Every route of the namespace, in the order of common.md §1.2.
+/// Every route of the namespace, in the order of the namespace index.
 fn route_table() -> Vec<routes::Route> {
     use crate::model::post::{Organizer, Venue};
     use crate::model::Kind;
@@ -127,7 +127,7 @@ pub struct Context {
     /// The effective method (after override).
     pub method: Method,
     pub links: Links,
-    /// The effective language (§7.1).
+    /// The effective language.
     pub language: Language,
     pub params: Params,
     pub path: PathValues,
@@ -209,7 +209,7 @@ pub fn filter(
         )
 }
 
-/// Steps 1–12 of common.md §1.10, and the finishing of the answer; `target` is where `path`
+/// The request pipeline (docs/architecture.md), and the finishing of the answer; `target` is where `path`
 /// leads.
 #[allow(clippy::too_many_arguments)]
 async fn process<S, B>(
@@ -335,7 +335,7 @@ where
         .endpoint_for(&method)
         .or_else(|| (method == Method::OPTIONS).then(|| &route.endpoints[0]))
     else {
-        // The method-mismatch 404 lists every method of the route (§1.3).
+        // The method-mismatch 404 lists every method of the route.
         finish.allow = Some(allow_header(&route.methods()));
         return finish.error(&ApiError::no_route());
     };
@@ -527,7 +527,7 @@ async fn run_blocking(
     })
 }
 
-/// §1.4: only a real POST may be overridden, by `_method` (query) first, then the header.
+/// Only a real POST may be overridden, by `_method` (query) first, then the header.
 fn effective_method(real: &Method, query: &RawParams, headers: &HeaderMap) -> Method {
     if real != Method::POST {
         return real.clone();
@@ -550,7 +550,7 @@ fn effective_method(real: &Method, query: &RawParams, headers: &HeaderMap) -> Me
 }
 
 /// The route's methods whose permission check passes for this caller and this request's
-/// target (§6.1): record-level for single post-kind routes whose record exists, kind-wide
+/// target: record-level for single post-kind routes whose record exists, kind-wide
 /// otherwise.
 fn permitted_methods(
     state: &AppState,

@@ -1,6 +1,6 @@
 //! The route table: one entry per path of the namespace, each with its endpoints (handler
-//! groups). The same table drives dispatch, the namespace index (§2.2), OPTIONS (§2.3), the
-//! `Allow` header (§6.1) and `/doc` (§2.4): a route cannot exist undocumented.
+//! groups). The same table drives dispatch, the namespace index, OPTIONS, the
+//! `Allow` header and `/doc`: a route cannot exist undocumented.
 
 use crate::http::error::ApiError;
 use crate::http::params::ParamSpec;
@@ -25,7 +25,7 @@ pub enum Seg {
     SlugWith(&'static str),
 }
 
-/// The WordPress handler groups (common.md §2.2).
+/// The WordPress handler groups.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Group {
     Read,
@@ -49,7 +49,7 @@ impl Group {
     }
 }
 
-/// Which statuses an operation documents (common.md §2.4 item 4).
+/// Which statuses an operation documents.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OperationClass {
     Meta,
@@ -97,13 +97,13 @@ impl OperationClass {
 pub enum ResponseSchema {
     /// `#/components/schemas/<name>`.
     Component(String),
-    /// `{"type": "object"}` (the `/doc` operation itself, §2.4 item 9).
+    /// `{"type": "object"}` (the `/doc` operation itself).
     AnyObject,
     /// A `text/calendar` body (calendar feeds).
     Calendar,
 }
 
-/// The route-level permission of an endpoint (common.md §3.5), as the `Allow` header reports
+/// The route-level permission of an endpoint, as the `Allow` header reports
 /// it. The handlers enforce the same rules through the use cases.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Permission {
@@ -159,7 +159,7 @@ impl Route {
             .find(|e| e.group.methods().contains(method))
     }
 
-    /// Routes of the plugin's catalogue (common.md §1.2) are listed in the namespace index;
+    /// Routes of the plugin's catalogue are listed in the namespace index;
     /// almanac's extensions (administrators' routes, the calendar feeds) are documented in
     /// `/doc` only.
     pub fn in_catalogue(&self) -> bool {
@@ -219,7 +219,7 @@ impl Route {
     }
 }
 
-/// Values taken from the path (§1.5: `id` and `slug` come only from there).
+/// Values taken from the path (`id` and `slug` come only from there).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct PathValues {
     /// IDs beyond the signed 64-bit range saturate: they behave as IDs that do not exist.
@@ -227,7 +227,7 @@ pub struct PathValues {
     pub slug: Option<String>,
 }
 
-/// Where a request path leads (common.md §1.1, §1.3).
+/// Where a request path leads (docs/api.md, "Paths").
 #[derive(Debug, PartialEq, Eq)]
 pub enum Target {
     Healthz,
@@ -255,7 +255,7 @@ pub struct RouteTable {
 const OUTSIDE_LABELS: [&str; 4] = ["rest_root", "healthz", "metrics", "unmatched"];
 
 impl RouteTable {
-    /// Every endpoint takes `translation_language` (common.md §7.1); it is added here, last,
+    /// Every endpoint takes `translation_language`; it is added here, last,
     /// where a route does not declare it itself.
     pub fn new(mut routes: Vec<Route>) -> RouteTable {
         for endpoint in routes.iter_mut().flat_map(|r| r.endpoints.iter_mut()) {
@@ -324,7 +324,7 @@ impl RouteTable {
     }
 }
 
-/// §1.3 steps 2–4: trailing slashes removed, split on `/`, each segment percent-decoded as
+/// Trailing slashes removed, split on `/`, each segment percent-decoded as
 /// UTF-8; an empty segment in the middle or invalid UTF-8 makes the path unmatched.
 fn decode_segments(raw_path: &str) -> Option<Vec<String>> {
     let trimmed = raw_path.trim_end_matches('/');

@@ -98,7 +98,7 @@ struct TermCounts {
 /// A state of the index and the store snapshot it mirrors exactly: a list answered from one
 /// view reads each record of its page as the index saw it, so a write that is committed to
 /// the store but not yet searchable (not yet acknowledged) cannot show up half-way, e.g. a
-/// record listed by its old status with its new one (common.md §1.11).
+/// record listed by its old status with its new one.
 #[derive(Clone)]
 pub struct View {
     searcher: tantivy::Searcher,
@@ -112,7 +112,7 @@ impl View {
     }
 }
 
-/// The order of an event list (events.md §2.5).
+/// The order of an event list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EventOrder {
     /// Local start, then ID.

@@ -30,13 +30,13 @@ const VENUES: TableDefinition<u64, &[u8]> = TableDefinition::new("venues");
 const ORGANIZERS: TableDefinition<u64, &[u8]> = TableDefinition::new("organizers");
 const CATEGORIES: TableDefinition<u64, &[u8]> = TableDefinition::new("categories");
 const TAGS: TableDefinition<u64, &[u8]> = TableDefinition::new("tags");
-/// Image records (common.md §9.10), by ID and by URL.
+/// Image records, by ID and by URL.
 const IMAGES: TableDefinition<u64, &[u8]> = TableDefinition::new("images");
 const IMAGE_URLS: TableDefinition<&str, u64> = TableDefinition::new("image_urls");
 /// Sequence number → (kind, ID) of a changed record, not yet applied to the search index.
 const OUTBOX: TableDefinition<u64, &[u8]> = TableDefinition::new("outbox");
 const OUTBOX_SEQUENCE: &str = "seq.outbox";
-/// (kind, group ID, language) → member ID: translation groups (common.md §7.2).
+/// (kind, group ID, language) → member ID: translation groups.
 const GROUPS: TableDefinition<(&str, u64, &str), u64> = TableDefinition::new("translation_groups");
 
 fn records_table(kind: Kind) -> TableDefinition<'static, u64, &'static [u8]> {

@@ -1,4 +1,4 @@
-//! `/events`, `/events/{id}`, `/events/by-slug/{slug}` (events.md): routes, parameters and
+//! `/events`, `/events/{id}`, `/events/by-slug/{slug}` (docs/api.md, "Events"): routes, parameters and
 //! handlers.
 
 use crate::http::error::{from_service, ApiError};
@@ -295,7 +295,7 @@ pub(super) fn unlock(ctx: &Context) -> Unlock {
     }
 }
 
-/// The term references of a write (§4.8).
+/// The term references of a write.
 fn term_refs(params: &Params, name: &str) -> Option<Vec<TermRef>> {
     params.get(name).and_then(Value::as_array).map(|items| {
         items
@@ -305,7 +305,7 @@ fn term_refs(params: &Params, name: &str) -> Option<Vec<TermRef>> {
                 other => {
                     let s = other.as_str().unwrap_or_default();
                     if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) {
-                        // Numeric, so an ID (§4.8), even beyond 64 bits: such an ID names no
+                        // Numeric, so an ID, even beyond 64 bits: such an ID names no
                         // term and is skipped like any unknown ID, rather than becoming a name.
                         TermRef::Id(s.parse().unwrap_or(u64::MAX))
                     } else {
@@ -332,7 +332,7 @@ fn link_ref<R: LinkedResource>(value: &Value) -> Result<LinkRef<R>, String> {
     }
 }
 
-/// "Remove" values of `venue`/`organizer`: `0`, `"0"`, `""`, `[]` (§4.7).
+/// "Remove" values of `venue`/`organizer`: `0`, `"0"`, `""`, `[]`.
 fn is_unlink(value: &Value) -> bool {
     match value {
         Value::Number(n) => n.as_f64() == Some(0.0),
@@ -346,7 +346,7 @@ fn refuse(params: &mut Params, name: &str, reason: impl Into<String>) {
     params.refuse(name, Invalid::new(SubCode::InvalidFormat, reason.into()));
 }
 
-/// The event's own write fields, syntax-checked (§4.2).
+/// The event's own write fields, syntax-checked.
 fn event_fields(params: &mut Params) -> EventFields {
     let timezone = match params.str("timezone") {
         None | Some("") => None,
@@ -415,7 +415,7 @@ fn event_fields(params: &mut Params) -> EventFields {
             }
         }
     };
-    // Event passwords are limited to 255 characters (common.md §6.6).
+    // Event passwords are limited to 255 characters (docs/api.md, "Limits").
     if let Some(password) = params.get("password").cloned() {
         if let Err(why) = scalars::string_max_chars(&password, 255) {
             params.refuse("password", why);
@@ -444,7 +444,7 @@ fn event_fields(params: &mut Params) -> EventFields {
     }
 }
 
-/// Reads a write: the common fields (with `date` in the request's time zone, §4.2) and the
+/// Reads a write: the common fields (with `date` in the request's time zone) and the
 /// event's own.
 fn write(ctx: &Context) -> (Params, crate::service::posts::PostWrite, EventFields) {
     let mut params = ctx.params.clone();
@@ -598,7 +598,7 @@ fn delete(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
     Ok(ApiResponse::ok(embedding.event(&event, false, false)?))
 }
 
-/// A date filter parsed in UTC (§2.2).
+/// A date filter parsed in UTC.
 fn utc_date(
     params: &Params,
     name: &str,
@@ -611,7 +611,7 @@ fn utc_date(
 }
 
 /// The archive query of a list or feed request; refusals of combinations of parameters go
-/// to `params` (§2.2).
+/// to `params`.
 pub(super) fn event_query(
     ctx: &Context,
     params: &mut Params,
@@ -797,7 +797,7 @@ fn list_items(
     Ok(items.into_iter().flatten().collect())
 }
 
-/// Q of events.md §2.8: the effective parameters, in the contract's order.
+/// The effective parameters of the list's links, in the plugin's order.
 fn link_query(
     params: &Params,
     query: &EventQuery,
