@@ -1,6 +1,6 @@
-//! `almanac serve` (docs/operations.md, "Running the server"): start-up in a fixed order, serving, and graceful
-//! shutdown on SIGINT/SIGTERM (in-flight requests get up to 10 s, then the store is closed
-//! and the lock released).
+//! `almanac serve` (docs/operations.md, "Running the server"): start-up in a fixed order,
+//! serving, and graceful shutdown on SIGINT/SIGTERM (in-flight requests get up to 10 s, then
+//! the store is closed and the lock released).
 
 use crate::auth::{password, Authenticator};
 use crate::cluster::{Follower, PgLog};
