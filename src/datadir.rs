@@ -1,5 +1,5 @@
-//! The data directory (common.md §8.3): layout, modes and the exclusive lock every command
-//! takes before touching anything inside.
+//! The data directory (docs/operations.md, "Data directory"): layout, modes and the exclusive
+//! lock every command takes before touching anything inside.
 
 use std::fs::{self, DirBuilder, File, OpenOptions, TryLockError};
 use std::io::Write;
@@ -65,7 +65,7 @@ impl DataDir {
     }
 
     /// The store file, created empty with mode 0600 when missing so that redb never creates
-    /// it with the process umask (§8.3).
+    /// it with the process umask.
     pub fn store_path(&self) -> Result<PathBuf, DataDirError> {
         let path = self.root.join("almanac.redb");
         if !path.exists() {

@@ -1,9 +1,10 @@
-//! Roles → capabilities (common.md §3.3) and the record-level rules built on them (§3.4, §3.5).
+//! Roles → capabilities and the record-level rules built on them (docs/api.md, "Roles and
+//! visibility").
 //! Every route asks this module; nothing else decides who may do what.
 
 use crate::model::{Kind, Role, Status};
 
-/// The WordPress capabilities the contract uses. Post-kind capabilities have the same level on
+/// The WordPress capabilities almanac uses. Post-kind capabilities have the same level on
 /// events, venues and organizers, so they are not parameterised by kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Capability {
@@ -24,7 +25,7 @@ pub enum Capability {
 }
 
 impl Role {
-    /// The capability table of common.md §3.3.
+    /// The capabilities each role has.
     pub fn has(self, cap: Capability) -> bool {
         use Capability::*;
         match self {
@@ -67,7 +68,7 @@ impl Caller {
         matches!(self, Caller::User { id, .. } if id == owner)
     }
 
-    /// Manage (create, update, delete) terms of a kind (common.md §3.3, derived capabilities).
+    /// Manage (create, update, delete) terms of a kind.
     pub fn may_manage_terms(self, kind: Kind) -> bool {
         match kind {
             Kind::Tag => self.has(Capability::EditPosts) && self.has(Capability::ManageCategories),
@@ -80,14 +81,15 @@ impl Caller {
 #[derive(Debug, Clone, Copy)]
 pub struct PostAccess {
     pub owner: u64,
-    /// The effective status (§4.4).
+    /// The effective status (a `future` record whose date has come is `publish`).
     pub status: Status,
     /// For trashed records, the status before trashing.
     pub status_before_trash: Option<Status>,
 }
 
 impl PostAccess {
-    /// `s'` of §3.4: the pre-trash status for trashed records, else the effective status.
+    /// The status the rules judge by: the pre-trash status for trashed records, else the
+    /// effective status.
     fn working_status(&self) -> Status {
         match (self.status, self.status_before_trash) {
             (Status::Trash, Some(before)) => before,
@@ -96,7 +98,7 @@ impl PostAccess {
     }
 }
 
-/// The capabilities that one action needs, in the shape of §3.4's can_edit / can_delete.
+/// The capabilities that one action (edit or delete) needs.
 struct ActionCaps {
     own: Capability,
     own_published: Capability,
@@ -136,7 +138,7 @@ fn may(caller: Caller, record: &PostAccess, caps: &ActionCaps) -> bool {
         && (status != Status::Private || caller.has(caps.others_private))
 }
 
-/// can_read of §3.4.
+/// Whether the caller may read the record.
 pub fn can_read(caller: Caller, record: &PostAccess) -> bool {
     if record.status == Status::Publish {
         return true;
@@ -153,12 +155,12 @@ pub fn can_read(caller: Caller, record: &PostAccess) -> bool {
     }
 }
 
-/// can_edit of §3.4.
+/// Whether the caller may update the record.
 pub fn can_edit(caller: Caller, record: &PostAccess) -> bool {
     may(caller, record, &EDIT)
 }
 
-/// can_delete of §3.4.
+/// Whether the caller may trash the record.
 pub fn can_delete(caller: Caller, record: &PostAccess) -> bool {
     may(caller, record, &DELETE)
 }

@@ -5,10 +5,10 @@ use argon2::{Algorithm, Argon2, Block, Params, Version};
 use rand::distributions::Alphanumeric;
 use rand::Rng;
 
-/// Length of generated passwords (common.md §8.5).
+/// Length of generated passwords.
 pub const GENERATED_LENGTH: usize = 24;
 
-/// argon2id with m = 19 456 KiB, t = 2, p = 1: the contract's floor (common.md §3.1).
+/// argon2id with m = 19 456 KiB, t = 2, p = 1.
 fn hasher() -> Argon2<'static> {
     let params = Params::new(19_456, 2, 1, None).expect("valid argon2 parameters");
     Argon2::new(Algorithm::Argon2id, Version::V0x13, params)

@@ -1,5 +1,5 @@
-//! Slowing down password guessing (extension: the contract has no rate limiting, common.md
-//! §6.6; this only ever refuses credentials, never anonymous requests).
+//! Slowing down password guessing (almanac's own addition, docs/operations.md, "Login
+//! throttling"; this only ever refuses credentials, never anonymous requests).
 //!
 //! Failed Basic verifications with new credentials are counted per user name and per client
 //! address (a client repeating credentials already refused is answered from the refusal cache

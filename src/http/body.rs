@@ -1,4 +1,4 @@
-//! Request bodies (common.md §1.7): size limit, media type, JSON or form parsing.
+//! Request bodies: size limit, media type, JSON or form parsing.
 
 use crate::http::error::{ApiError, MAX_BODY_BYTES};
 use crate::values::form::{parse_json_body, RawParams};

@@ -1,15 +1,15 @@
-//! The one error type of the HTTP layer and its mapping to the contract's body
-//! `{code, message, data: {status, ...}}` (common.md §5). Every failure of any layer below is
-//! turned into an [`ApiError`] exactly once, here or in the `From` impls next to it.
+//! The one error type of the HTTP layer and its mapping to the error body
+//! `{code, message, data: {status, ...}}` (docs/api.md, "Errors"). Every failure of any layer below
+//! is turned into an [`ApiError`] exactly once, here or in the `From` impls next to it.
 
 use crate::auth::{AuthError, Caller};
 use crate::values::Invalid;
 use serde_json::{json, Map, Value};
 use warp::http::StatusCode;
 
-/// Body limit (common.md §6.6).
+/// Body limit.
 pub const MAX_BODY_BYTES: usize = 1_048_576;
-/// Request-target limit (common.md §6.6).
+/// Request-target limit.
 pub const MAX_TARGET_BYTES: usize = 8192;
 
 #[derive(Debug, Clone)]
@@ -112,7 +112,7 @@ impl ApiError {
         .with("json_error_message", json!(detail))
     }
 
-    /// Required parameters absent, in the order the route declares them (common.md §5.2).
+    /// Required parameters absent, in the order the route declares them.
     pub fn missing_params(names: &[&str]) -> ApiError {
         ApiError::new(
             StatusCode::BAD_REQUEST,
@@ -122,7 +122,7 @@ impl ApiError {
         .with("params", json!(names))
     }
 
-    /// Every invalid parameter of the request at once (common.md §5.2).
+    /// Every invalid parameter of the request at once.
     pub fn invalid_params(invalid: &[(String, Invalid)]) -> ApiError {
         let mut params = Map::new();
         let mut details = Map::new();
@@ -147,7 +147,7 @@ impl ApiError {
         .with("details", Value::Object(details))
     }
 
-    /// A refused route-level permission: 401 for anonymous callers, 403 otherwise (§3.6).
+    /// A refused route-level permission: 401 for anonymous callers, 403 otherwise.
     pub fn forbidden(caller: Caller) -> ApiError {
         let status = if caller.is_authenticated() {
             StatusCode::FORBIDDEN
@@ -259,7 +259,7 @@ fn whole_seconds(d: std::time::Duration) -> u64 {
     d.as_secs() + u64::from(d.subsec_nanos() > 0)
 }
 
-/// The one mapping of use-case failures to the contract's codes (common.md §5).
+/// The one mapping of use-case failures to the API's codes and statuses.
 pub fn from_service(e: crate::service::ServiceError, caller: Caller) -> ApiError {
     use crate::model::Kind;
     use crate::service::ServiceError as S;

@@ -1,5 +1,5 @@
 //! Absolute links: the public URL `P`, the request's language segment `L`, and the namespace
-//! root `N = P + L + "/cal/events/v1"` (common.md §0, §7.4).
+//! root `N = P + L + "/cal/events/v1"`.
 
 use crate::model::Language;
 use std::sync::Arc;
@@ -55,8 +55,8 @@ impl Links {
     }
 }
 
-/// `application/x-www-form-urlencoded` encoding as the contract fixes it (common.md §6.2):
-/// ASCII letters, digits and `*-._` unchanged, space as `+`, every other byte as `%XX`.
+/// `application/x-www-form-urlencoded` encoding of link query strings: ASCII letters, digits
+/// and `*-._` unchanged, space as `+`, every other byte as `%XX`.
 pub fn form_encode(pairs: &[(&str, &str)]) -> String {
     let mut out = String::new();
     for (i, (name, value)) in pairs.iter().enumerate() {

@@ -1,6 +1,6 @@
-//! What the five list routes share (common.md §6.2, §6.3): `page`/`per_page`, the link URLs
-//! `rest_url`, `next_rest_url`, `previous_rest_url`, the totals headers and the `Link`
-//! relations.
+//! What the five list routes share (docs/api.md, "Pagination and links"): `page`/`per_page`,
+//! the link URLs `rest_url`, `next_rest_url`, `previous_rest_url`, the totals headers and the
+//! `Link` relations.
 
 use crate::http::links::{form_encode, Links};
 use crate::http::params::{ParamKind, ParamSpec, Params};
@@ -10,7 +10,7 @@ use serde_json::{json, Map, Value};
 use std::sync::Arc;
 use warp::http::header::HeaderName;
 
-/// `per_page` values above this are lowered to it (common.md §6.2).
+/// `per_page` values above this are lowered to it.
 pub const MAX_PER_PAGE: i64 = 50;
 
 /// The `page` and `per_page` parameters every list declares.
@@ -29,7 +29,7 @@ pub fn paging_params() -> Vec<ParamSpec> {
     ]
 }
 
-/// The `status` of post-kind list links (common.md §6.2): `publish` for callers who may not
+/// The `status` of post-kind list links: `publish` for callers who may not
 /// edit, else the list given, or `any`.
 pub fn status_link_value(caller: crate::auth::Caller, given: Option<&[String]>) -> String {
     if !caller.has(crate::auth::Capability::EditPosts) {
@@ -54,7 +54,7 @@ pub struct ListAnswer<'a> {
     pub page: usize,
     pub per_page: usize,
     pub total: usize,
-    /// `Q` of §6.2 after `per_page`: the list's own parameters, normalised, in order.
+    /// The link query after `per_page`: the list's own parameters, normalised, in order.
     pub query: Vec<(&'static str, String)>,
     /// `translation_language` when it was sent explicitly.
     pub explicit_language: Option<&'static str>,

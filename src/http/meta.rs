@@ -1,5 +1,5 @@
-//! The meta routes: the namespace index (common.md §2.2), `/doc` (§2.4), route descriptions
-//! for OPTIONS (§2.3) and the REST root index (§2.1). All of them are generated from the
+//! The meta routes: the namespace index, `/doc`, route descriptions for OPTIONS and the REST
+//! root index. All of them are generated from the
 //! route table.
 
 use crate::http::error::ApiError;
@@ -56,7 +56,7 @@ fn rebuild_index(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiErro
     })))
 }
 
-/// The routes of common.md §1.2 served by this module: the namespace root and `/doc`.
+/// The routes served by this module: the namespace root and `/doc`.
 fn catalogue_routes() -> Vec<Route> {
     vec![
         Route {
@@ -116,7 +116,7 @@ fn documentation(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiErro
     )))
 }
 
-/// One entry of the namespace index, also the body of OPTIONS on the route (§2.3).
+/// One entry of the namespace index, also the body of OPTIONS on the route.
 pub fn route_entry(route: &Route, links: &Links) -> Value {
     let endpoints: Vec<Value> = route
         .endpoints
@@ -142,7 +142,7 @@ pub fn route_entry(route: &Route, links: &Links) -> Value {
     entry
 }
 
-/// The `/` entry of the REST root index (§2.1), also its OPTIONS answer.
+/// The `/` entry of the REST root index, also its OPTIONS answer.
 pub fn rest_root_entry(links: &Links) -> Value {
     json!({
         "namespace": "",
@@ -152,7 +152,7 @@ pub fn rest_root_entry(links: &Links) -> Value {
     })
 }
 
-/// `GET /`, `/pt-br/`, `/es/` (§2.1) with the discovery headers.
+/// `GET /`, `/pt-br/`, `/es/` with the discovery headers.
 pub fn rest_root(state: &AppState, links: &Links) -> ApiResponse {
     let mut routes = Map::new();
     routes.insert("/".into(), rest_root_entry(links));

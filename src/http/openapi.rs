@@ -1,4 +1,4 @@
-//! `/doc`: the OpenAPI 3.1 document (common.md §2.4), generated from the route table and the
+//! `/doc`: the OpenAPI 3.1 document, generated from the route table and the
 //! parameter definitions the server validates with. Built with `serde_json` (keys in insertion
 //! order), so the document is byte-for-byte deterministic for a given namespace root.
 
@@ -33,7 +33,7 @@ pub fn document(routes: &RouteTable, links: &Links) -> Value {
 }
 
 /// The documented operations of one endpoint: an Edit group is documented three times
-/// (`post`, `put`, `patch`), with distinct operation IDs (§2.4 item 1).
+/// (`post`, `put`, `patch`), with distinct operation IDs.
 fn operations(endpoint: &Endpoint) -> Vec<(&'static str, Value)> {
     match endpoint.group {
         Group::Read => vec![("get", operation(endpoint, endpoint.operation_id.clone()))],
@@ -54,7 +54,7 @@ fn operations(endpoint: &Endpoint) -> Vec<(&'static str, Value)> {
 }
 
 /// Writes take their fields in the body; `translation_language` and path parameters stay
-/// parameters (§2.4 item 3). Reads and deletes document everything as parameters.
+/// parameters. Reads and deletes document everything as parameters.
 fn in_body(endpoint: &Endpoint, spec: &ParamSpec) -> bool {
     matches!(endpoint.group, Group::Create | Group::Edit)
         && spec.location == Location::Query
@@ -165,8 +165,8 @@ fn parameter(spec: &ParamSpec) -> Value {
         "required": spec.required,
         "schema": Value::Object(schema),
     });
-    // §2.4 item 2: lists are documented comma-separated, as the plugin documents them (the
-    // repeated-key and bracket spellings of §1.6 are accepted too).
+    // Lists are documented comma-separated, as the plugin documents them (the repeated-key
+    // and bracket spellings are accepted too).
     if is_list {
         p["style"] = json!("form");
         p["explode"] = json!(false);
@@ -364,7 +364,7 @@ fn schemas() -> Map<String, Value> {
     out
 }
 
-/// `YYYY-MM-DD HH:MM:SS` (§9.6.5); representations are not RFC 3339.
+/// `YYYY-MM-DD HH:MM:SS`; representations are not RFC 3339.
 const DATE_PATTERN: &str = "^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}$";
 
 fn object(properties: Value, required: &[&str]) -> Value {
@@ -394,7 +394,7 @@ fn archive(key: &str, item: &str, links_first: bool) -> Value {
     )
 }
 
-/// The representations of venues-organizers.md §3 and terms.md §2.
+/// The representations of venues, organizers, categories and tags.
 fn resource_schemas() -> Value {
     let s = json!({"type": "string"});
     let date = json!({"type": "string", "pattern": DATE_PATTERN});

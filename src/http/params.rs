@@ -1,6 +1,6 @@
-//! Parameter definitions: one [`ParamSpec`] per parameter drives validation (steps 8–9 of
-//! common.md §1.10), the `args` of the namespace index (§2.2) and the parameters and request
-//! bodies of `/doc` (§2.4), so the three can never disagree.
+//! Parameter definitions: one [`ParamSpec`] per parameter drives validation (the required and
+//! validity checks of the request pipeline, docs/architecture.md), the `args` of the namespace
+//! index and the parameters and request bodies of `/doc`, so the three can never disagree.
 
 use crate::http::error::ApiError;
 use crate::model::Language;
@@ -13,32 +13,32 @@ use std::collections::HashMap;
 /// (see each variant); handlers read it back through [`Params`].
 #[derive(Debug, Clone, Copy)]
 pub enum ParamKind {
-    /// Any string (§9.4) → string.
+    /// Any string → string.
     String,
     /// A string of at least one character → string.
     NonEmptyString,
-    /// A `description`: a string bounded only by the body limit (common.md §6.6), optionally
+    /// A `description`: a string bounded only by the body limit, optionally
     /// required to be non-empty → string.
     Description { non_empty: bool },
     /// One of a fixed set, exactly → string.
     Enum(&'static [&'static str]),
     /// One of a fixed set, any letter case → the lower-cased string.
     EnumCaseless(&'static [&'static str]),
-    /// An integer (§9.2) with optional bounds → number.
+    /// An integer with optional bounds → number.
     Integer {
         minimum: Option<i64>,
         maximum: Option<i64>,
     },
-    /// WordPress boolean (§9.3) → bool.
+    /// WordPress boolean → bool.
     Boolean,
-    /// Truthy-string write flag (§9.3) → bool.
+    /// Truthy-string write flag (venue `show_map`, `show_map_link`) → bool.
     Flag,
-    /// Filter flag (venues-organizers.md §1.2): boolean, truthy or falsy string → bool;
+    /// Filter flag (`has_events`, `only_with_upcoming`): boolean, truthy or falsy string → bool;
     /// the empty string means "not given" (no entry).
     FilterFlag,
-    /// A URL (§9.8), or `""` to clear → string.
+    /// A URL, or `""` to clear → string.
     Url,
-    /// A date-time of the one grammar (§9.6) → the value as sent (re-read in its zone later).
+    /// A date-time of the one grammar → the value as sent (re-read in its zone later).
     DateTime,
     /// A number within bounds, or `""` to clear → number or `""`.
     Coordinate { limit: f64 },
@@ -49,21 +49,21 @@ pub enum ParamKind {
         maximum: Option<f64>,
         exclusive_minimum: bool,
     },
-    /// A list of positive integers (§1.6, §9.5) → array of numbers.
+    /// A list of positive integers → array of numbers.
     IdList,
-    /// A list of IDs or names/slugs (events.md §2.2, §4.8) → array of numbers and strings;
+    /// A list of IDs or names/slugs (event `categories`, `tags`) → array of numbers and strings;
     /// `allow_empty` lets the empty list through (write fields clear with it).
     RefList { allow_empty: bool },
     /// A value checked by its handler (event `cost`, `venue`, `organizer`); the string is the
     /// documented JSON Schema.
     Raw(&'static str),
-    /// A post-kind `status` filter (§3.8): statuses or `any` → array of strings.
+    /// A post-kind `status` filter: statuses or `any` → array of strings.
     StatusFilter,
-    /// An `image` write value (§9.10) → `false` (remove), an ID, or a URL string.
+    /// An `image` write value → `false` (remove), an ID, or a URL string.
     Image,
 }
 
-/// Where a parameter is documented (validation reads query and body alike, §1.5).
+/// Where a parameter is documented (validation reads query and body alike).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Location {
     Path,
@@ -113,7 +113,7 @@ impl ParamSpec {
         self
     }
 
-    /// The parameter every route takes (common.md §7.1).
+    /// The parameter every route takes.
     pub fn translation_language() -> ParamSpec {
         ParamSpec::query("translation_language", ParamKind::Enum(LANGUAGE_CODES))
             .describe("Language of the content.")
@@ -193,8 +193,8 @@ impl ParamSpec {
         }
     }
 
-    /// The `args` entry of the namespace index: the allowed keys in the contract's order,
-    /// `required` last (§2.2).
+    /// The `args` entry of the namespace index: the allowed keys in a fixed order, `required`
+    /// last.
     pub fn index_arg(&self) -> Value {
         const ORDER: [&str; 15] = [
             "type",
@@ -348,7 +348,7 @@ impl ParamSpec {
 
     fn validate_list(&self, items: Vec<Value>) -> Result<Value, Invalid> {
         let allow_empty = matches!(self.kind, ParamKind::RefList { allow_empty: true });
-        // Write fields skip blank items (events.md §4.8: "each non-blank item").
+        // Write fields skip blank items.
         let items: Vec<Value> = if allow_empty {
             items
                 .into_iter()
@@ -363,7 +363,7 @@ impl ParamSpec {
         match self.kind {
             ParamKind::RefList { .. } => Ok(json!(scalars::items(items, |v| match v {
                 Value::Number(_) => scalars::positive_integer(v).map(|n| json!(n)),
-                // Names are strings like any other: no NUL, at most 64 KiB (§9.1, §6.6).
+                // Names are strings like any other: no NUL, at most 64 KiB.
                 Value::String(s) if !s.trim().is_empty() => {
                     scalars::string(v)?;
                     Ok(json!(s.trim()))
@@ -392,7 +392,7 @@ impl ParamSpec {
     }
 }
 
-/// venues-organizers.md §1.2 filter flags.
+/// The venue and organizer list filter flags (`has_events`, `only_with_upcoming`).
 fn filter_flag(value: &Value) -> Result<Option<bool>, Invalid> {
     const TRUE: [&str; 7] = ["1", "true", "yes", "y", "on", "enable", "enabled"];
     const FALSE: [&str; 7] = ["0", "false", "no", "n", "off", "disable", "disabled"];
@@ -413,8 +413,8 @@ fn filter_flag(value: &Value) -> Result<Option<bool>, Invalid> {
     }
 }
 
-/// §9.10: `""`, `0`, `"0"`, `false` remove; a positive integer or digit string is an image ID;
-/// otherwise a URL by §9.8.
+/// `""`, `0`, `"0"`, `false` remove; a positive integer or digit string is an image ID;
+/// otherwise a URL.
 fn image_value(value: &Value) -> Result<Value, Invalid> {
     let refused = || {
         Invalid::new(
@@ -432,7 +432,7 @@ fn image_value(value: &Value) -> Result<Value, Invalid> {
         Value::String(s) if s.is_empty() || s == "0" => Ok(json!(false)),
         Value::String(s) if s.bytes().all(|b| b.is_ascii_digit()) => match s.parse::<i64>() {
             Ok(n) => Ok(json!(n)),
-            // Digits are an image ID (§9.10); beyond 64 bits it names no image record.
+            // Digits are an image ID; beyond 64 bits it names no image record.
             Err(_) => Err(Invalid::new(
                 SubCode::InvalidReference,
                 "does not name an image record.",
@@ -470,7 +470,7 @@ pub struct Params {
 }
 
 impl Params {
-    /// Ends validation: every invalid parameter found is reported together (§5.2).
+    /// Ends validation: every invalid parameter found is reported together.
     pub fn check(&self) -> Result<(), ApiError> {
         if self.invalid.is_empty() {
             Ok(())
@@ -544,11 +544,12 @@ impl Params {
     }
 }
 
-/// Steps 8 and 9 of §1.10 for the syntax of every parameter: required parameters first (all
-/// missing ones, in declaration order, as an immediate error), then every present parameter.
-/// Invalid values are collected in [`Params::invalid`] rather than returned at once, so that the
-/// handler can add the reference checks of step 9 and report everything together.
-/// Path parameters are matched by the router and never read from query or body (§1.5).
+/// The syntax checks of every parameter (the validation step of the request pipeline,
+/// docs/architecture.md): required parameters first (all missing ones, in declaration order, as
+/// an immediate error), then every present parameter. Invalid values are collected in
+/// [`Params::invalid`] rather than returned at once, so that the handler can add its reference
+/// checks (IDs and names that must name records) and report everything together.
+/// Path parameters are matched by the router and never read from query or body.
 pub fn validate(specs: &[ParamSpec], raw: &RawParams) -> Result<Params, ApiError> {
     let missing: Vec<&str> = specs
         .iter()

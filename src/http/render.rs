@@ -1,4 +1,4 @@
-//! JSON representations of records (venues-organizers.md §3, terms.md §2, common.md §9.10).
+//! JSON representations of records.
 
 use crate::http::links::Links;
 use crate::model::post::{Image, Organizer, PostMeta, Venue};
@@ -9,7 +9,7 @@ use crate::values::text;
 use chrono::NaiveDateTime;
 use serde_json::{json, Map, Value};
 
-/// The image object (§9.10): `url`, `id`, `extension`.
+/// The image object: `url`, `id`, `extension`.
 pub fn image(image: &Image) -> Value {
     let path = url::Url::parse(&image.url)
         .map(|u| u.path().to_string())
@@ -24,7 +24,7 @@ pub fn image(image: &Image) -> Value {
     json!({"url": image.url, "id": image.id, "extension": extension})
 }
 
-/// `language` and `translations` (common.md §7.2).
+/// `language` and `translations`.
 pub fn translations(members: &[(Language, u64)]) -> Value {
     let mut map = Map::new();
     for (language, id) in members {
@@ -33,7 +33,7 @@ pub fn translations(members: &[(Language, u64)]) -> Value {
     Value::Object(map)
 }
 
-/// `global_id` (venues-organizers.md §3.5): host and path of the public URL, `?id=`, the ID.
+/// `global_id`: host and path of the public URL, `?id=`, the ID.
 pub fn global_id(links: &Links, id: u64) -> String {
     let origin = url::Url::parse(links.public_url())
         .map(|u| {
@@ -44,7 +44,7 @@ pub fn global_id(links: &Links, id: u64) -> String {
     format!("{origin}?id={id}")
 }
 
-/// The public page address (common.md §4.7).
+/// The public page address (`url`).
 pub fn public_url(links: &Links, kind: Kind, meta: &PostMeta, status: Status) -> String {
     let (path, post_type) = match kind {
         Kind::Event => ("event", "tribe_events"),
@@ -63,7 +63,7 @@ pub struct LinkedContext<'a> {
     pub now: NaiveDateTime,
     pub image: Option<Image>,
     pub translations: Vec<(Language, u64)>,
-    /// Only single GET routes carry `json_ld` (§3.4).
+    /// Only single GET routes carry `json_ld`.
     pub json_ld: bool,
 }
 
@@ -221,7 +221,7 @@ pub fn organizer(o: &Organizer, ctx: &LinkedContext) -> Value {
     Value::Object(m)
 }
 
-/// A category or tag (terms.md §2); `allow` is `Some` for single-term answers that carry
+/// A category or tag; `allow` is `Some` for single-term answers that carry
 /// `_links` (the methods this caller may use).
 pub fn term(view: &TermView, links: &Links, allow: Option<&[&str]>) -> Value {
     let t = &view.term;
@@ -285,7 +285,7 @@ pub fn term(view: &TermView, links: &Links, allow: Option<&[&str]>) -> Value {
     Value::Object(m)
 }
 
-/// `YYYY`, `MM`, ... strings of a date-time (events.md §1.2).
+/// `YYYY`, `MM`, ... strings of a date-time (the `*_details` objects).
 fn date_details(t: &NaiveDateTime) -> Value {
     json!({
         "year": t.format("%Y").to_string(),
@@ -297,7 +297,7 @@ fn date_details(t: &NaiveDateTime) -> Value {
     })
 }
 
-/// A category or tag embedded in an event (events.md §1.5).
+/// A category or tag embedded in an event.
 pub fn embedded_term(view: &TermView, links: &Links) -> Value {
     let t = &view.term;
     let collection = if t.kind == Kind::Category {
@@ -350,11 +350,12 @@ pub struct EventParts<'a> {
     pub translations: Vec<(Language, u64)>,
     /// `json_ld` (single GET routes, unprotected events only).
     pub json_ld: Option<Value>,
-    /// Blank the fields of a locked password-protected event (events.md §1.8).
+    /// Blank the fields of a locked password-protected event (docs/api.md, "Password-protected
+    /// events").
     pub masked: bool,
 }
 
-/// The event representation (events.md §1.1), keys in the contract's order.
+/// The event representation, keys in the plugin's order.
 pub fn event(e: &crate::model::event::Event, parts: EventParts) -> Value {
     let meta = &e.post;
     let status = meta.effective_status(parts.now);
@@ -450,7 +451,7 @@ pub fn event(e: &crate::model::event::Event, parts: EventParts) -> Value {
     Value::Object(m)
 }
 
-/// ISO 8601 with the zone's offset at that moment (events.md §1.7).
+/// ISO 8601 with the zone's offset at that moment (`json_ld` dates).
 fn iso_with_offset(local: &NaiveDateTime, utc: &NaiveDateTime, zone_name: &str) -> String {
     let offset = crate::values::timezone::Zone::parse(zone_name)
         .map(|z| z.offset_seconds(utc.and_utc()))
@@ -465,7 +466,7 @@ fn iso_with_offset(local: &NaiveDateTime, utc: &NaiveDateTime, zone_name: &str) 
     )
 }
 
-/// The event's `json_ld` (events.md §1.7); `location` and `organizer` are the embedded
+/// The event's `json_ld`; `location` and `organizer` are the embedded
 /// records' own `json_ld` objects.
 pub fn event_json_ld(
     e: &crate::model::event::Event,

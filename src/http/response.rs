@@ -1,4 +1,4 @@
-//! What every answer carries (common.md §1.8, §1.9, §6.1, §6.3–§6.5, §6.7): JSON bytes,
+//! What every answer carries (docs/api.md, "Responses, caching and compression"): JSON bytes,
 //! standard and CORS headers, the discovery `Link`, `Allow`, `Cache-Control`, weak ETags with
 //! `If-None-Match` → 304, and gzip. Handlers only produce an [`ApiResponse`] or an error.
 
@@ -23,7 +23,7 @@ pub struct ApiResponse {
     /// Extra headers (e.g. `Location`, `X-Cal-Total`).
     pub headers: Vec<(HeaderName, String)>,
     /// Entries of the `Link` header besides the discovery link: a URL and its parameters,
-    /// e.g. `rel="next"` (§6.3).
+    /// e.g. `rel="next"`.
     pub link_relations: Vec<(String, &'static str)>,
 }
 
@@ -99,7 +99,7 @@ const EXPOSE_HEADERS: &str =
     "X-Cal-Total, X-Cal-TotalPages, Link, ETag, Allow, Location, X-Cal-Seq";
 const ALLOW_METHODS: &str = "OPTIONS, GET, POST, PUT, PATCH, DELETE";
 const AUTHENTICATED_CACHE: &str = "no-cache, must-revalidate, max-age=0, no-store, private";
-/// Bodies smaller than this are not worth compressing (§6.7).
+/// Bodies smaller than this are not worth compressing.
 const GZIP_MIN_BYTES: usize = 1024;
 
 impl Finish<'_> {
@@ -240,7 +240,7 @@ fn put(h: &mut HeaderMap, name: HeaderName, value: &str) {
     }
 }
 
-/// `W/"` + the first 64 bits of BLAKE3 of the uncompressed body, in hex (§6.4). BLAKE3 is a
+/// `W/"` + the first 64 bits of BLAKE3 of the uncompressed body, in hex. BLAKE3 is a
 /// cryptographic hash like SHA-256, several times faster on list-sized bodies (hashing a
 /// 40 KB page with SHA-256 took a tenth of a cached list request).
 pub fn weak_etag(body: &[u8]) -> String {
@@ -254,8 +254,8 @@ pub fn weak_etag(body: &[u8]) -> String {
 
 /// Weak comparison: `W/` prefixes are ignored; `*` matches anything.
 /// Whether the client's copy is current: `If-None-Match` names our tag, or, when the client
-/// sent no `If-None-Match` (which takes precedence, RFC 9110 §13.2.2), its `If-Modified-Since`
-/// is no earlier than our `Last-Modified`.
+/// sent no `If-None-Match` (which takes precedence, RFC 9110, section 13.2.2), its
+/// `If-Modified-Since` is no earlier than our `Last-Modified`.
 fn not_modified(headers: &HeaderMap, etag: &str, last_modified: Option<&str>) -> bool {
     if headers.contains_key(header::IF_NONE_MATCH) {
         return if_none_match(headers, etag);

@@ -1,4 +1,4 @@
-//! The index's analyzers: the text analysis of common.md §9.11 by the functions of
+//! The index's analyzers: the text analysis of searches (docs/api.md, "Search") by the functions of
 //! [`crate::values::search`], wrapped as tantivy tokenizers so that indexing, index queries and
 //! the in-memory matcher can never disagree.
 

@@ -121,7 +121,7 @@ pub fn organizer(f: &Fields, o: &Organizer) -> TantivyDocument {
 }
 
 /// An event's document also carries the current names of its venue and organizers and its
-/// venue's coordinates (common.md §9.11, events.md §2.7), read from the same snapshot.
+/// venue's coordinates (for search and the geographic filter), read from the same snapshot.
 pub fn event(f: &Fields, e: &Event, rx: &impl Reads) -> IndexResult<TantivyDocument> {
     let mut doc = base(f, Kind::Event, &e.post, !e.hide_from_listings);
     let venue = match e.venue {

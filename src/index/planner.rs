@@ -20,18 +20,18 @@ use tantivy::Term;
 /// for wide ones (the default two-year window) their union costs more than it saves.
 const MAX_WINDOW_MONTHS: i64 = 6;
 
-/// Query words of this many characters or more also match within one edit (common.md §9.11).
+/// Query words of this many characters or more also match within one edit.
 const TYPO_MIN_CHARS: usize = 5;
 
 /// Boosts of the ways a query word can match: exact (stem) matches rank above prefix
 /// matches, prefix above typo-tolerant ones, and title matches above matches elsewhere
-/// (common.md §9.11, `orderby=relevance`). Each word contributes the best of its matches.
+/// (`orderby=relevance`). Each word contributes the best of its matches.
 const STEM_BOOST: f32 = 4.0;
 const PREFIX_BOOST: f32 = 2.0;
 const TYPO_BOOST: f32 = 1.0;
 const TITLE_FACTOR: f32 = 1.5;
 
-/// Who is listing and which statuses the list shows (common.md §3.8).
+/// Who is listing and which statuses the list shows.
 #[derive(Debug, Clone)]
 pub struct Visibility {
     pub caller: Caller,
@@ -44,7 +44,7 @@ pub struct Visibility {
     pub any_scheduled: bool,
 }
 
-/// Date bounds on local wall clocks, in seconds (events.md §2.3), already normalised.
+/// Date bounds on local wall clocks, in seconds, already normalised.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct DateBounds {
     pub start_min: Option<i64>,
@@ -55,7 +55,7 @@ pub struct DateBounds {
     pub ends_after: Option<i64>,
 }
 
-/// The geographic filter (events.md §2.7).
+/// The geographic filter (`geoloc`, `geoloc_lat`, ...).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum GeoFilter {
     /// Only events whose venue has coordinates.
@@ -140,8 +140,8 @@ fn any_of(clauses: Vec<Box<dyn Query>>) -> Box<dyn Query> {
     ))
 }
 
-/// Records whose *effective* status is `status` (§4.4: a `future` record whose date has come
-/// is published).
+/// Records whose *effective* status is `status` (a `future` record whose date has come is
+/// published).
 fn effective_status(
     fields: &Fields,
     status: Status,
@@ -166,9 +166,9 @@ fn effective_status(
     }
 }
 
-/// Status set and the per-record read rule of common.md §3.4/§3.8: callers who may edit
-/// others' records read everything in the set; everyone else reads published records and
-/// their own.
+/// Status set and the per-record read rule of lists (docs/api.md, "Roles and visibility"): callers
+/// who may edit others' records read everything in the set; everyone else reads published records
+/// and their own.
 pub fn visibility_clause(fields: &Fields, v: &Visibility) -> Box<dyn Query> {
     let in_set = any_of(
         v.statuses
@@ -245,7 +245,7 @@ fn phrase_clause(fields: &Fields, language: Language, stems: &[String]) -> Box<d
     ])
 }
 
-/// common.md §9.11 as clauses: every word required (a filter: its matches depend on the
+/// A search as clauses: every word required (a filter: its matches depend on the
 /// segment alone), phrases required, exclusions removed (checks).
 pub fn add_search(plan: &mut Plan, fields: &Fields, language: Language, q: &SearchQuery) {
     for word in q.words() {
@@ -306,7 +306,7 @@ pub fn venues_within(fields: &Fields, lat: f64, lng: f64, radius_km: f64) -> Pla
     plan
 }
 
-/// The plan of `GET /events` (events.md §2); `radius_venues` are the matches of
+/// The plan of `GET /events`; `radius_venues` are the matches of
 /// [`venues_within`] for a radius filter, from the same index state.
 pub fn events(fields: &Fields, f: &EventFilter, radius_venues: &[u64]) -> Plan {
     let mut plan = base_plan(fields, Kind::Event, f.language, &f.visibility);
@@ -391,7 +391,7 @@ pub fn events(fields: &Fields, f: &EventFilter, radius_venues: &[u64]) -> Plan {
     plan
 }
 
-/// The plan of `GET /venues` and `GET /organizers` (venues-organizers.md §4).
+/// The plan of `GET /venues` and `GET /organizers`.
 pub fn linked(fields: &Fields, f: &LinkedFilter) -> Plan {
     let mut plan = base_plan(fields, f.kind, f.language, &f.visibility);
     // A check, not a filter: the ID set is derived from the events (and can be thousands of
@@ -423,7 +423,7 @@ pub fn events_with_statuses(fields: &Fields, statuses: &[Status], now: i64) -> B
 }
 
 /// Published events carrying a category or tag (`key` is [`Key::Category`] or [`Key::Tag`]):
-/// what terms.md §1 `count` counts. Every clause is a cached filter unless scheduled records
+/// what a term's `count` counts. Every clause is a cached filter unless scheduled records
 /// make "published" depend on `now`, so after a write only the new segment is counted afresh
 /// (at a million events, intersecting a popular category with every published event on each
 /// index commit was a quarter of a create's cost).

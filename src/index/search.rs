@@ -192,7 +192,7 @@ impl SearchIndex {
         values_in(&self.live(), query, field)
     }
 
-    /// Published events per term (terms.md §1 `count`) for the given term IDs: one count
+    /// Published events per term (the terms' `count`) for the given term IDs: one count
     /// per term, from the cached filter bitsets of the term and of published events (see
     /// [`planner::published_events_with`]), so the cost follows the terms asked for and, after
     /// a write, the new segment.

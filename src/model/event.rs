@@ -6,7 +6,7 @@ use crate::values::timezone::Zone;
 use chrono::NaiveDateTime;
 use serde::{Deserialize, Serialize};
 
-/// An event (events.md §1). Local dates are wall clocks in `timezone`; the UTC instants are
+/// An event. Local dates are wall clocks in `timezone`; the UTC instants are
 /// derived from them at every save.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Event {

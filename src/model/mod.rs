@@ -12,7 +12,7 @@ pub enum Language {
 }
 
 impl Language {
-    /// Every language, in the order the contract lists them (`translations` key order).
+    /// Every language, in `translations` key order.
     pub const ALL: [Language; 3] = [Language::En, Language::PtBr, Language::Es];
 
     pub fn code(self) -> &'static str {
@@ -87,7 +87,7 @@ impl Kind {
     }
 }
 
-/// The ID sequences of the store (common.md §9.2). Image records also draw from `Posts`.
+/// The ID sequences of the store. Image records also draw from `Posts`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Sequence {
     Posts,
@@ -105,7 +105,7 @@ impl Sequence {
     }
 }
 
-/// Post statuses (common.md §4.1).
+/// Post statuses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Status {
     Publish,
@@ -142,7 +142,7 @@ impl Status {
     }
 }
 
-/// User roles (common.md §3.3).
+/// User roles.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Role {
     Administrator,

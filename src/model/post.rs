@@ -4,24 +4,24 @@ use super::{Kind, Language, Status};
 use chrono::NaiveDateTime;
 use serde::{Deserialize, Serialize};
 
-/// What every post-kind record has (common.md §0 "post kinds", §4).
+/// What every post-kind record (event, venue, organizer) has.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PostMeta {
     pub id: u64,
     pub language: Language,
-    /// Translation group: the ID of the group's founding record (common.md §7.2).
+    /// Translation group: the ID of the group's founding record.
     pub group: u64,
     /// The owner's user ID.
     pub author: u64,
-    /// The stored status; a `Future` whose date has passed is `Publish` in effect (§4.4).
+    /// The stored status; a `Future` whose date has passed is `Publish` in effect.
     pub status: Status,
-    /// The status before trashing, for the rules of §3.4 and for restoring.
+    /// The status before trashing, for the permission rules and for restoring.
     pub status_before_trash: Option<Status>,
     pub slug: String,
-    /// The slug before trashing (`slug` then ends in `__trashed`, §4.5).
+    /// The slug before trashing (`slug` then ends in `__trashed`).
     pub slug_before_trash: Option<String>,
     /// Publication date (UTC; the site time zone is UTC, so `date` equals it unless both
-    /// were written explicitly, §4.6).
+    /// were written explicitly).
     #[serde(with = "crate::store::codec::date_time")]
     pub date: NaiveDateTime,
     #[serde(with = "crate::store::codec::date_time")]
@@ -36,7 +36,7 @@ pub struct PostMeta {
 }
 
 impl PostMeta {
-    /// The effective status at `now` (§4.4): scheduled records whose date has come are
+    /// The effective status at `now`: scheduled records whose date has come are
     /// published.
     pub fn effective_status(&self, now: NaiveDateTime) -> Status {
         match self.status {
@@ -46,7 +46,7 @@ impl PostMeta {
     }
 }
 
-/// A venue (venues-organizers.md §3.1).
+/// A venue.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Venue {
     pub post: PostMeta,
@@ -70,7 +70,7 @@ pub struct GeoPoint {
     pub lng: f64,
 }
 
-/// An organizer (venues-organizers.md §3.2).
+/// An organizer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Organizer {
     pub post: PostMeta,
@@ -79,7 +79,7 @@ pub struct Organizer {
     pub email: String,
 }
 
-/// An image record (common.md §9.10): a URL with an ID from the posts sequence.
+/// An image record: a URL with an ID from the posts sequence.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Image {
     pub id: u64,

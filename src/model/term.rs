@@ -3,13 +3,13 @@
 use super::{Kind, Language};
 use serde::{Deserialize, Serialize};
 
-/// A category or tag (terms.md §2). Tags always have `parent` 0.
+/// A category or tag. Tags always have `parent` 0.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Term {
     pub id: u64,
     pub kind: Kind,
     pub language: Language,
-    /// Translation group: the ID of the group's founding record (common.md §7.2).
+    /// Translation group: the ID of the group's founding record.
     pub group: u64,
     pub name: String,
     pub slug: String,

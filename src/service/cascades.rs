@@ -26,7 +26,7 @@ fn events_possibly_carrying(
     Ok(events)
 }
 
-/// A deleted term disappears from every event that carried it (terms.md §6.2).
+/// A deleted term disappears from every event that carried it.
 pub(crate) fn forget_term(
     tx: &mut WriteTx,
     index: &SearchIndex,
@@ -51,7 +51,7 @@ pub(crate) fn forget_term(
 }
 
 /// A trashed venue or organizer is removed from every event that links it, without changing
-/// the events' `modified` (venues-organizers.md §5.7).
+/// the events' `modified`.
 pub(crate) fn forget_linked(
     tx: &mut WriteTx,
     index: &SearchIndex,

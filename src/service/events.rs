@@ -1,4 +1,4 @@
-//! Events (events.md): create, read by ID and slug, update, trash and the archive. The common
+//! Events: create, read by ID and slug, update, trash and the archive. The common
 //! post rules come from [`super::posts`]; inline venues and organizers from [`super::linked`].
 
 use crate::auth::capabilities;
@@ -27,14 +27,14 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-/// A category or tag named in an event write (events.md §4.8).
+/// A category or tag named in an event write.
 #[derive(Debug, Clone)]
 pub enum TermRef {
     Id(u64),
     Name(String),
 }
 
-/// A venue or organizer named in an event write (events.md §4.7).
+/// A venue or organizer named in an event write.
 #[derive(Debug, Clone)]
 pub enum LinkRef<R: LinkedKind> {
     Id(u64),
@@ -74,7 +74,7 @@ fn refuse(invalid: &mut Refusals, name: &str, reason: &str) {
     ));
 }
 
-/// Step 9 checks of the event's references in `language` (the event's language). A record
+/// Checks of the event's references in `language` (the event's language). A record
 /// the caller may not read is refused as if it did not exist: linking must not tell which
 /// drafts exist (see docs/api.md, "Security decisions").
 fn check_references(
@@ -132,15 +132,15 @@ fn check_references(
     Ok(())
 }
 
-/// Parses `start_date`/`end_date` in the reference zone of §4.3 and applies the all-day and
+/// Parses `start_date`/`end_date` in the event's time zone and applies the all-day and
 /// end-before-start rules. `current` holds the stored values on update.
 ///
 /// Validation read the values in UTC; in the event's zone a value near the ends of the range
 /// may not exist (`9999-12-31 23:00` in `UTC-1` is in year 10000), and the all-day end of day or
 /// a new zone for the stored wall clocks can carry the UTC values beyond 0001–9999 although
-/// every value sent was in range. Either way the write is refused, naming the date concerned
-/// (common.md §9.6.2), rather than the value being dropped or written in a form that is no
-/// longer `YYYY-MM-DD HH:MM:SS`.
+/// every value sent was in range. Either way the write is refused, naming the date concerned,
+/// rather than the value being dropped or written in a form that is no longer
+/// `YYYY-MM-DD HH:MM:SS`.
 fn schedule_dates(
     event: &mut Event,
     fields: &EventFields,
@@ -204,7 +204,7 @@ fn schedule_dates(
     super::refuse_any(outside)
 }
 
-/// Resolves term references (§4.8): IDs of the language are kept, unknown IDs skipped, names
+/// Resolves term references: IDs of the language are kept, unknown IDs skipped, names
 /// looked up by slug then by exact name, and created when missing.
 fn resolve_terms(
     tx: &mut WriteTx,
@@ -385,7 +385,7 @@ pub enum Target {
     Slug(String),
 }
 
-/// ID routes: existence (404) and kind (400) of §3.1, then the explicit-language member.
+/// ID routes: existence (404) and kind (400), then the explicit-language member.
 fn by_id(rx: &impl Reads, id: u64, explicit: Option<Language>) -> ServiceResult<Event> {
     let event = match rx.post_kind_of(id)? {
         None => return Err(ServiceError::EventNotFound),
@@ -395,7 +395,7 @@ fn by_id(rx: &impl Reads, id: u64, explicit: Option<Language>) -> ServiceResult<
         Some(_) => return Err(ServiceError::NotAnEvent),
     };
     // A missing member is NoGroupMember (404 rest-event-not-found), reported before the
-    // permission check (common.md §1.10 step 10).
+    // permission check (the order of checks in docs/api.md, "Errors").
     let member = posts::group_member(rx, Kind::Event, &event.post, explicit)?;
     if member == id {
         return Ok(event);
@@ -422,7 +422,7 @@ fn slug_invalid() -> ServiceError {
     )])
 }
 
-/// What unlocks a password-protected event for this request (§1.8).
+/// What unlocks a password-protected event for this request.
 #[derive(Debug, Clone, Default)]
 pub struct Unlock {
     pub password: Option<String>,
@@ -479,7 +479,7 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
         == 0
 }
 
-/// `GET /events/{id}` and `/events/by-slug/{slug}` (§3.1, §3.2).
+/// `GET /events/{id}` and `/events/by-slug/{slug}`.
 pub fn get(
     store: &Store,
     request: &Request,
@@ -521,7 +521,7 @@ pub fn get(
     Ok(event)
 }
 
-/// `POST/PUT/PATCH /events/{id}` and by slug (§3.5).
+/// `POST/PUT/PATCH /events/{id}` and by slug.
 pub fn update(
     store: &Store,
     request: &Request,
@@ -531,7 +531,7 @@ pub fn update(
     mut invalid: Refusals,
 ) -> ServiceResult<Event> {
     store.write(|tx| {
-        // Validation uses the event's language when the event exists (§4.7).
+        // Validation uses the event's language when the event exists.
         let (existing, missing) = match target {
             Target::Id(id) => match by_id(tx, *id, request.explicit_language) {
                 Ok(event) => (Some(event), None),
@@ -564,7 +564,7 @@ pub fn update(
             &mut invalid,
         )?;
         super::refuse_any(invalid)?;
-        // §3.5: permission on the event when it exists, else the kind-wide one; then why the
+        // Permission on the event when it exists, else the kind-wide one; then why the
         // event could not be found.
         let mut event = match existing {
             Some(event) => {
@@ -617,7 +617,7 @@ pub fn update(
     })
 }
 
-/// `DELETE /events/{id}` and by slug (§3.3, §3.4): to the trash.
+/// `DELETE /events/{id}` and by slug: to the trash.
 pub fn delete(
     store: &Store,
     request: &Request,
@@ -663,7 +663,7 @@ pub fn delete(
     })
 }
 
-/// A date bound of the archive (§2.3), already parsed in UTC.
+/// A date bound of the archive, already parsed in UTC.
 #[derive(Debug, Clone, Copy)]
 pub struct Bound(pub NaiveDateTime);
 
@@ -698,7 +698,7 @@ pub struct EventQuery {
     pub unlock: Unlock,
 }
 
-/// The date window actually applied (§2.3), for the links.
+/// The date window actually applied, for the links.
 #[derive(Debug, Clone, Default)]
 pub struct Window {
     pub start: Option<NaiveDateTime>,
@@ -717,7 +717,7 @@ fn day_end(t: NaiveDateTime) -> NaiveDateTime {
     t.date().and_hms_opt(23, 59, 59).expect("valid time")
 }
 
-/// §2.3.2–§2.3.5: normalised bounds and defaults.
+/// The date window: normalised bounds and defaults.
 pub fn window(query: &EventQuery, now: NaiveDateTime) -> Window {
     let relative_given = query.starts_before.is_some()
         || query.starts_after.is_some()
@@ -753,7 +753,7 @@ pub fn window(query: &EventQuery, now: NaiveDateTime) -> Window {
     w
 }
 
-/// Resolves a term filter (§2.2): IDs or slugs/names of the language; unknown → invalid.
+/// Resolves a term filter: IDs or slugs/names of the language; unknown → invalid.
 fn term_filter(terms: &[Term], items: &[Value]) -> Option<Vec<u64>> {
     let mut ids = Vec::new();
     for item in items {
@@ -774,7 +774,7 @@ fn term_filter(terms: &[Term], items: &[Value]) -> Option<Vec<u64>> {
     Some(ids)
 }
 
-/// A category and every descendant (§2.2: categories match their descendants).
+/// A category and every descendant (a category filter matches its descendants).
 fn with_descendants(terms: &[Term], roots: &[u64]) -> Vec<u64> {
     let mut out: Vec<u64> = roots.to_vec();
     let mut i = 0;

@@ -1,4 +1,4 @@
-//! Venues and organizers ("linked post" kinds, venues-organizers.md): their own write fields,
+//! Venues and organizers ("linked post" kinds): their own write fields,
 //! the duplicate check on create, and the use cases (create, read, update, trash, list) that
 //! both kinds run through one generic path.
 
@@ -15,7 +15,7 @@ use crate::values::search::SearchQuery;
 use crate::values::{slug, text, Invalid, SubCode};
 use chrono::NaiveDateTime;
 
-/// A venue's own write fields (venues-organizers.md §5.3); `None` = not sent.
+/// A venue's own write fields; `None` = not sent.
 #[derive(Debug, Clone, Default)]
 pub struct VenueFields {
     pub address: Option<String>,
@@ -47,7 +47,7 @@ pub trait LinkedKind: PostRecord {
     fn build(meta: PostMeta, fields: &Self::Fields) -> Self;
     /// Applies the kind's own fields that were sent (also used by the duplicate merge).
     fn apply(&mut self, fields: &Self::Fields);
-    /// The searchable fields, the name first (common.md §9.11).
+    /// The searchable fields, the name first.
     fn search_fields(&self) -> Vec<&str>;
 }
 
@@ -137,7 +137,7 @@ impl LinkedKind for Venue {
         if let Some(geo) = f.geo {
             self.geo = geo;
         }
-        // §5.3: an empty stateprovince is derived from state (US or no country) or province.
+        // An empty stateprovince is derived from state (US or no country) or province.
         if self.stateprovince.is_empty() {
             let us = matches!(self.country.as_str(), "" | "US" | "United States");
             if !self.state.is_empty() && us {
@@ -202,11 +202,11 @@ impl LinkedKind for Organizer {
 #[derive(Debug, Clone)]
 pub enum Target {
     Id(u64),
-    /// The raw path slug (sanitized before lookup, §9.9).
+    /// The raw path slug (sanitized before lookup).
     Slug(String),
 }
 
-/// Step 9's target check (venues-organizers.md §5.2): unknown IDs and slugs are invalid
+/// The target check of parameter validation: unknown IDs and slugs are invalid
 /// parameters. Returns the record if found.
 fn find<R: LinkedKind>(
     rx: &impl Reads,
@@ -237,7 +237,7 @@ fn find<R: LinkedKind>(
     Ok(found)
 }
 
-/// Step 10: an explicit language on an ID route selects the group member.
+/// An explicit language on an ID route selects the group member.
 fn select_member<R: LinkedKind>(
     rx: &impl Reads,
     record: R,
@@ -272,7 +272,7 @@ pub fn get<R: LinkedKind>(
     Ok(record)
 }
 
-/// `POST /venues` (and organizers), with the duplicate check of §5.4. Returns the created
+/// `POST /venues` (and organizers), with the duplicate check. Returns the created
 /// record, or the existing duplicate.
 pub fn create<R: LinkedKind>(
     store: &Store,
@@ -299,8 +299,8 @@ pub fn create<R: LinkedKind>(
     })
 }
 
-/// Stores a new record, or returns the duplicate of §5.4 (merged when the caller may edit it).
-/// Also used for venues and organizers written inline in an event (events.md §4.7), after the
+/// Stores a new record, or returns its duplicate (merged when the caller may edit it).
+/// Also used for venues and organizers written inline in an event, after the
 /// event's own validation and permission checks.
 pub fn insert<R: LinkedKind>(
     tx: &mut WriteTx,
@@ -342,7 +342,7 @@ pub fn insert<R: LinkedKind>(
     Ok(record)
 }
 
-/// §5.4 step 2: same kind and language, not trashed, readable, same name (trimmed,
+/// The duplicate check: same kind and language, not trashed, readable, same name (trimmed,
 /// case-insensitive) and, when a description is sent, the same description. Lowest ID wins.
 fn duplicate<R: LinkedKind>(
     tx: &WriteTx,
@@ -415,7 +415,7 @@ pub fn update<R: LinkedKind>(
     })
 }
 
-/// `DELETE /venues/{id}` and by slug: to the trash (§5.7).
+/// `DELETE /venues/{id}` and by slug: to the trash.
 pub fn delete<R: LinkedKind>(
     store: &Store,
     index: &SearchIndex,

@@ -1,5 +1,5 @@
 //! Use cases, free of warp and tantivy types. Each returns a [`ServiceError`] that the HTTP
-//! layer maps once to the contract's error body.
+//! layer maps once to the API's error body.
 
 mod cascades;
 pub mod events;
@@ -18,9 +18,9 @@ use chrono::NaiveDateTime;
 #[derive(Debug, Clone, Copy)]
 pub struct Request {
     pub caller: Caller,
-    /// The effective language (§7.1).
+    /// The effective language (docs/api.md, "Languages and translation groups").
     pub language: Language,
-    /// `translation_language` when it was sent (§7.3).
+    /// `translation_language` when it was sent.
     pub explicit_language: Option<Language>,
     pub now: NaiveDateTime,
 }
@@ -31,7 +31,7 @@ pub enum ServiceError {
     Invalid(Refusals),
     /// Route-level permission refused (401/403 `rest_forbidden` by caller).
     Forbidden,
-    /// An explicit `translation_language` whose group member does not exist (§7.3).
+    /// An explicit `translation_language` whose group member does not exist.
     NoGroupMember(Kind),
     /// Event ID routes: no record with this ID (`rest-event-not-found`).
     EventNotFound,
@@ -102,7 +102,7 @@ pub fn rebuild_index(
     Ok(index.rebuild_live(store)?)
 }
 
-/// A page of a list (common.md §6.2).
+/// A page of a list.
 #[derive(Debug)]
 pub struct Page<T> {
     pub items: Vec<T>,

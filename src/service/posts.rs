@@ -1,4 +1,4 @@
-//! What events, venues and organizers share (common.md §3–§4, §7, §9.9–§9.10): write fields
+//! What events, venues and organizers share: write fields
 //! common to the three kinds, status and scheduling rules, dates, slugs, images, trash,
 //! translation groups, visibility and the status filter of lists.
 
@@ -14,7 +14,7 @@ use crate::values::text;
 use crate::values::{slug, Invalid, SubCode};
 use chrono::NaiveDateTime;
 
-/// How an `image` write changes the image link (common.md §9.10).
+/// How an `image` write changes the image link.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ImageChange {
     Remove,
@@ -38,7 +38,7 @@ pub struct PostWrite {
     pub translation_of: Option<u64>,
 }
 
-/// Step 9 reference checks of the common fields; problems are appended to `invalid`.
+/// Reference checks of the common fields; problems are appended to `invalid`.
 pub fn check_references(
     tx: &impl Reads,
     kind: Kind,
@@ -115,7 +115,8 @@ pub fn can_read(caller: Caller, meta: &PostMeta, now: NaiveDateTime) -> bool {
     capabilities::can_read(caller, &access(meta, now))
 }
 
-/// §3.9, checked by the handler after the route permission.
+/// Setting `author` to another user needs the right to edit others' records; checked by the
+/// handler after the route permission.
 pub fn check_author_change(caller: Caller, write: &PostWrite) -> ServiceResult<()> {
     match (write.author, caller) {
         (Some(author), Caller::User { id, .. })
@@ -127,7 +128,7 @@ pub fn check_author_change(caller: Caller, write: &PostWrite) -> ServiceResult<(
     }
 }
 
-/// The status a write asks for, after the contributor scale-back (§4.2, §4.3).
+/// The status a write asks for, after the contributor scale-back.
 fn requested_status(caller: Caller, requested: Status) -> Status {
     if caller.has(Capability::PublishPosts) {
         return requested;
@@ -138,7 +139,8 @@ fn requested_status(caller: Caller, requested: Status) -> Status {
     }
 }
 
-/// The date rule of §4.4.
+/// The scheduling rule: `publish` or `future` dated a minute ahead or more is `future`, else
+/// `publish`.
 fn schedule(status: Status, date_utc: NaiveDateTime, now: NaiveDateTime) -> Status {
     match status {
         Status::Publish | Status::Future if date_utc >= now + chrono::Duration::seconds(60) => {
@@ -149,13 +151,13 @@ fn schedule(status: Status, date_utc: NaiveDateTime, now: NaiveDateTime) -> Stat
     }
 }
 
-/// Date pairing of §4.6: one given → the other from it (site time zone = UTC); both → as
+/// Date pairing: one given → the other from it (site time zone = UTC); both → as
 /// given; neither → `None`.
 fn paired_dates(write: &PostWrite) -> Option<(NaiveDateTime, NaiveDateTime)> {
     match (&write.date, &write.date_utc) {
         (Some(d), Some(u)) => Some((d.local, u.local)),
-        // The site zone is UTC, so the paired value is the same wall clock (events.md §4.2:
-        // an event's `date` is read in its time zone and `date_utc` takes the same value).
+        // The site zone is UTC, so the paired value is the same wall clock (an event's `date` is
+        // read in its time zone and `date_utc` takes the same value).
         (Some(d), None) => Some((d.local, d.local)),
         (None, Some(u)) => Some((u.local, u.local)),
         (None, None) => None,
@@ -220,7 +222,7 @@ pub fn new_meta(
     Ok(meta)
 }
 
-/// Applies the common fields of an update (§4.3, §4.6; partial: absent fields unchanged).
+/// Applies the common fields of an update (partial: absent fields unchanged).
 pub fn apply_update(
     tx: &mut WriteTx,
     kind: Kind,
@@ -272,7 +274,7 @@ pub fn resolve_image(
     })
 }
 
-/// Makes `candidate` unique among the kind's slugs in the language and records it (§9.9).
+/// Makes `candidate` unique among the kind's slugs in the language and records it.
 pub fn claim_slug(
     tx: &mut WriteTx,
     kind: Kind,
@@ -295,7 +297,7 @@ pub fn claim_slug(
     Ok(chosen)
 }
 
-/// Moves a record to the trash (§4.5): status and slug remembered, `__trashed` slug.
+/// Moves a record to the trash: status and slug remembered, `__trashed` slug.
 pub fn trash(
     tx: &mut WriteTx,
     kind: Kind,
@@ -316,7 +318,7 @@ pub fn trash(
     Ok(())
 }
 
-/// Leaving the trash gives the remembered slug back, made unique if it was taken (§4.5).
+/// Leaving the trash gives the remembered slug back, made unique if it was taken.
 fn restore_slug(tx: &mut WriteTx, kind: Kind, meta: &mut PostMeta) -> ServiceResult<()> {
     if let Some(previous) = meta.slug_before_trash.take() {
         tx.remove_slug(kind, meta.language, &meta.slug)?;
@@ -325,7 +327,7 @@ fn restore_slug(tx: &mut WriteTx, kind: Kind, meta: &mut PostMeta) -> ServiceRes
     Ok(())
 }
 
-/// `translation_of` (§7.2): joins the target's group, or with 0 detaches into a new group.
+/// `translation_of`: joins the target's group, or with 0 detaches into a new group.
 pub fn join_group(
     tx: &mut WriteTx,
     kind: Kind,
@@ -360,8 +362,7 @@ pub fn join_group(
     Ok(())
 }
 
-/// Single-ID routes with an explicit language select the group member in that language
-/// (§7.3).
+/// Single-ID routes with an explicit language select the group member in that language.
 pub fn group_member(
     rx: &impl Reads,
     kind: Kind,
@@ -426,7 +427,7 @@ pub fn visible_translations<R: PostRecord>(
     Ok(out)
 }
 
-/// The statuses a list shows (§3.8), from the caller and the `status` filter.
+/// The statuses a list shows, from the caller and the `status` filter.
 pub fn status_set(caller: Caller, requested: Option<&[String]>) -> Result<Vec<Status>, Invalid> {
     let default = [
         Status::Publish,
@@ -462,7 +463,7 @@ pub fn status_set(caller: Caller, requested: Option<&[String]>) -> Result<Vec<St
     }
 }
 
-/// Applies a `translation_of` write to a record (§7.2), finding the target's group. A
+/// Applies a `translation_of` write to a record, finding the target's group. A
 /// conflict names the group's member in that language only to a caller who may read it.
 pub fn join<R: PostRecord>(
     tx: &mut WriteTx,
@@ -491,7 +492,7 @@ pub fn join<R: PostRecord>(
     }
 }
 
-/// Persists the scheduled `future` → `publish` transitions that are due (§4.4), for every post
+/// Persists the scheduled `future` → `publish` transitions that are due, for every post
 /// kind, in one transaction; `modified` is not changed. Reads already treat due records as
 /// published, so this only keeps the stored status in step with what clients see. The due
 /// records are found through the index, not by reading every record.

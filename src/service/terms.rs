@@ -1,4 +1,4 @@
-//! Event categories and event tags (terms.md): one implementation for both kinds, which differ
+//! Event categories and event tags: one implementation for both kinds, which differ
 //! only in hierarchy (categories have parents) and in who may manage them.
 
 use crate::auth::Caller;
@@ -13,7 +13,7 @@ use crate::values::search::SearchQuery;
 use crate::values::{slug, text, Invalid, SubCode};
 use std::collections::HashMap;
 
-/// Published events per term (terms.md §1), from the index, for the given terms.
+/// Published events per term (`count`), from the index, for the given terms.
 pub fn counts(
     index: &SearchIndex,
     kind: Kind,
@@ -23,7 +23,7 @@ pub fn counts(
     Ok(index.term_counts(kind, ids, now.and_utc().timestamp())?)
 }
 
-/// Write fields (terms.md §5.1); `None` = not sent.
+/// Write fields; `None` = not sent.
 #[derive(Debug, Clone, Default)]
 pub struct TermWrite {
     pub name: Option<String>,
@@ -78,7 +78,7 @@ pub fn view(rx: &impl Reads, term: Term, counts: &HashMap<u64, u64>) -> ServiceR
     })
 }
 
-/// Step 9 for the ID of a term route: unknown, deleted or other-kind IDs are invalid.
+/// Checks the ID of a term route: unknown, deleted or other-kind IDs are invalid.
 fn find(
     rx: &impl Reads,
     kind: Kind,
@@ -92,7 +92,7 @@ fn find(
     Ok(found)
 }
 
-/// Step 10: an explicit language selects the group member (404 `rest_term_invalid`).
+/// An explicit language selects the group member (404 `rest_term_invalid`).
 fn select_member(rx: &impl Reads, term: Term, explicit: Option<Language>) -> ServiceResult<Term> {
     let Some(language) = explicit.filter(|l| *l != term.language) else {
         return Ok(term);
@@ -173,7 +173,7 @@ fn same_name(terms: &[Term], kind: Kind, name: &str, parent: u64) -> Option<u64>
         .map(|t| t.id)
 }
 
-/// §5.3: candidate, then parent slugs appended up the hierarchy, then `-2`, `-3`, ...
+/// A unique slug: candidate, then parent slugs appended up the hierarchy, then `-2`, `-3`, ...
 fn unique_slug(
     tx: &WriteTx,
     kind: Kind,
@@ -273,7 +273,7 @@ pub fn create(
             .into_iter()
             .filter(|t| t.language == request.language)
             .collect();
-        // §5.2 duplicate names.
+        // Duplicate names at the same level.
         if let Some(existing) = same_name(&siblings, kind, &name, parent) {
             let existing_slug = siblings
                 .iter()
@@ -350,7 +350,7 @@ pub fn update(
         }
         let parent_changes = write.parent.is_some_and(|p| p != term.parent);
         if let Some(parent) = write.parent {
-            // A category may not become its own ancestor (terms.md §6.1).
+            // A category may not become its own ancestor.
             let mut ancestor = parent;
             while ancestor != 0 {
                 if ancestor == term.id {
@@ -431,7 +431,7 @@ pub fn delete(
     })
 }
 
-/// The parameters of `GET /categories` and `GET /tags` (terms.md §3.1).
+/// The parameters of `GET /categories` and `GET /tags`.
 #[derive(Debug, Clone)]
 pub struct TermListQuery {
     pub page: usize,
@@ -449,7 +449,7 @@ pub struct TermListQuery {
     pub event: Option<(&'static str, u64)>,
 }
 
-/// The selection of terms.md §3.2 and the ordering of §3.3. Term lists are small and not in
+/// The selection and ordering of term lists. Term lists are small and not in
 /// the search index: they are computed from the store.
 pub fn list(
     store: &Store,
@@ -509,7 +509,7 @@ pub fn list(
             }),
         None => None,
     };
-    // A category with count 0 stays when a descendant has a count (step 8).
+    // With `hide_empty`, a category with count 0 stays when a descendant has a count.
     let has_counted_descendant = |id: u64| {
         let mut stack = vec![id];
         while let Some(current) = stack.pop() {
@@ -582,8 +582,8 @@ pub fn list(
     })
 }
 
-/// Term names are stored cleaned (tags removed, whitespace collapsed, trimmed; terms.md §5.1).
-/// Names are limited to 200 characters (common.md §6.6).
+/// Term names are stored cleaned (tags removed, whitespace collapsed, trimmed).
+/// Names are limited to 200 characters.
 pub const MAX_NAME_CHARS: usize = 200;
 
 pub fn clean_name(name: &str) -> String {
@@ -591,7 +591,7 @@ pub fn clean_name(name: &str) -> String {
 }
 
 /// Finds a term of the language by slug form, then by exact name, or creates it (an event
-/// write naming a term, events.md §4.8). Returns its ID.
+/// write naming a term). Returns its ID.
 pub fn find_or_create(
     tx: &mut WriteTx,
     kind: Kind,

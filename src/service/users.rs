@@ -1,4 +1,5 @@
-//! User administration (common.md §8.7): the rules behind `almanac user ...`.
+//! User administration: the rules behind `almanac user ...` (docs/operations.md, "Users and
+//! roles").
 
 use crate::auth::password;
 use crate::model::{Role, User};

@@ -370,7 +370,7 @@ impl Fields<'_> {
         }
     }
 
-    /// `description` is bounded only by the body limit over HTTP (common.md §6.6); here by
+    /// `description` is bounded only by the body limit over HTTP; here by
     /// the line itself.
     fn long_text(&self, key: DataKey) -> Result<String, String> {
         match self.get(key) {
@@ -407,7 +407,7 @@ impl Fields<'_> {
 
     fn slug(&self) -> Result<String, String> {
         let s = self.text(DataKey::slug)?;
-        // A trashed record's slug carries the `__trashed` suffix (common.md §4.5).
+        // A trashed record's slug carries the `__trashed` suffix.
         let base = s.strip_suffix("__trashed").unwrap_or(&s);
         if base.is_empty() || slug::sanitize(base) != base {
             return Err(Self::refuse(

@@ -1,6 +1,6 @@
-//! Event cost (events.md §1.3, §4.6): the stored list of cost strings with its currency symbol
+//! Event cost: the stored list of cost strings with its currency symbol
 //! and position, how a `cost` write value becomes one, and the three readings of it — the
-//! formatted `cost`, the `cost_details` object and the `json_ld` offer price (§1.7).
+//! formatted `cost`, the `cost_details` object and the `json_ld` offer price.
 
 use std::collections::HashSet;
 use std::ops::Range;
@@ -12,7 +12,7 @@ use crate::values::{Invalid, SubCode, MAX_LIST_ITEMS, MAX_STRING_BYTES};
 
 const COST_TYPE: &str = "must be a string, a number or a list of strings and numbers.";
 
-/// The symbol used when formatting a cost that has none stored (§1.3 rule 3).
+/// The symbol used when formatting a cost that has none stored.
 const DEFAULT_SYMBOL: &str = "$";
 
 /// The stored cost of an event.
@@ -24,7 +24,7 @@ pub struct Cost {
 }
 
 impl Cost {
-    /// §4.2/§4.6: parse a `cost` write value (JSON string, number, or array of strings/numbers;
+    /// Parses a `cost` write value (JSON string, number, or array of strings/numbers;
     /// "" or [] clear → `Cost::default()`).
     pub fn from_write(value: &Value) -> Result<Cost, Invalid> {
         let values = match value {
@@ -65,7 +65,7 @@ impl Cost {
         })
     }
 
-    /// §1.3 formatted `cost` string ("" when none).
+    /// The formatted `cost` string ("" when none).
     pub fn formatted(&self) -> String {
         let (symbol, postfix) = match self.currency_symbol.as_str() {
             "" => (DEFAULT_SYMBOL, false),
@@ -83,7 +83,7 @@ impl Cost {
         .unwrap_or_default()
     }
 
-    /// §1.3 `cost_details` object, keys in the order currency_symbol, currency_code,
+    /// The `cost_details` object, keys in the order currency_symbol, currency_code,
     /// currency_position, values.
     pub fn details(&self) -> Value {
         let values: Vec<String> = self
@@ -102,7 +102,7 @@ impl Cost {
         })
     }
 
-    /// §1.7 offers.price: formatted without currency symbol, "Free" → "0"; None when
+    /// The `json_ld` offers.price: formatted without currency symbol, "Free" → "0"; None when
     /// `formatted()` is "".
     pub fn offer_price(&self) -> Option<String> {
         let price = self.format(|number| {
@@ -121,7 +121,7 @@ impl Cost {
         })
     }
 
-    /// The §1.3 formatting rules with `render` deciding how one amount is shown; `None` when
+    /// The formatting rules with `render` deciding how one amount is shown; `None` when
     /// there are no tokens.
     fn format(&self, render: impl Fn(&Number) -> String) -> Option<String> {
         let tokens = self.tokens();
@@ -139,8 +139,8 @@ impl Cost {
                     _ => low,
                 }
             }
-            // Text only. Rule 2 covers one text token; for several the contract says nothing
-            // (the plugin's min/max over strings ends up at `Free`), so the first one is shown.
+            // Text only: the first text token is shown (with several, the plugin's min/max over
+            // strings ends up at `Free`).
             (None, _) => tokens.iter().find_map(|token| match token {
                 Token::Text(text) => Some((*text).to_owned()),
                 Token::Number(_) => None,
@@ -149,7 +149,7 @@ impl Cost {
         Some(formatted)
     }
 
-    /// All tokens of the stored strings (§1.3), without duplicates, sorted by numeric value.
+    /// All tokens of the stored strings, without duplicates, sorted by numeric value.
     fn tokens(&self) -> Vec<Token<'_>> {
         let mut seen_amounts = HashSet::new();
         let mut seen_slugs = HashSet::new();
@@ -182,7 +182,7 @@ impl Cost {
     }
 }
 
-/// One token of a stored cost string (§1.3).
+/// One token of a stored cost string.
 enum Token<'a> {
     Number(Number<'a>),
     /// A stored string without any numeric match, trimmed.
@@ -290,7 +290,7 @@ fn numeric_matches(s: &str) -> impl Iterator<Item = Range<usize>> + '_ {
     })
 }
 
-/// The value string of a numeric token (§1.3): thousands separators removed, the decimal
+/// The value string of a numeric token: thousands separators removed, the decimal
 /// separator turned into `.` (`25,55` → `25.55`, `1,000` → `1000`, `6.50` → `6.50`).
 fn value_string(token: &str) -> String {
     let (decimal, thousands) = match (token.rfind('.'), token.rfind(',')) {
@@ -311,7 +311,7 @@ fn value_string(token: &str) -> String {
         .collect()
 }
 
-/// §4.6: the symbol shared by every element with exactly one numeric token, once that token is
+/// The symbol shared by every element with exactly one numeric token, once that token is
 /// removed; `""` when an element has several tokens or the candidates differ.
 fn currency_symbol(elements: &[&str]) -> String {
     let mut symbol: Option<String> = None;
@@ -334,7 +334,7 @@ fn currency_symbol(elements: &[&str]) -> String {
     symbol.unwrap_or_default()
 }
 
-/// §4.6: `prefix` or `postfix` when every (trimmed) element containing the symbol agrees, else
+/// `prefix` or `postfix` when every (trimmed) element containing the symbol agrees, else
 /// `""`. No element contains the symbol when its candidate was cut out of the middle of an
 /// element (`$ 5 USD` → `$  USD`); with nothing to agree on, the position is `""` too.
 fn currency_position(elements: &[&str], symbol: &str) -> &'static str {
@@ -362,7 +362,7 @@ mod tests {
         Cost::from_write(&input).unwrap()
     }
 
-    /// One row of §1.3's examples table: (formatted, symbol, position, values).
+    /// One example: (formatted, symbol, position, values).
     fn assert_row(input: Value, formatted: &str, symbol: &str, position: &str, values: &[&str]) {
         let c = cost(input.clone());
         assert_eq!(c.formatted(), formatted, "formatted {input}");
@@ -389,7 +389,7 @@ mod tests {
         serde_json::from_value(details["values"].clone()).unwrap()
     }
 
-    // §1.3 examples table
+    // Examples, one write value each
 
     #[test]
     fn postfix_dollar() {
@@ -445,7 +445,7 @@ mod tests {
         );
     }
 
-    // §1.9 composed example
+    // A composed example
 
     #[test]
     fn euro_postfix_range() {

@@ -1,9 +1,9 @@
-//! The one date-time grammar of the contract (common.md §9.6): Unix timestamps, calendar dates
+//! The one date-time grammar (docs/api.md, "Values"): Unix timestamps, calendar dates
 //! with optional times and zone designators, keywords, weekdays, times of day and relative
 //! offsets, evaluated against a reference zone and the time the request is handled.
 //!
-//! The plugin hands these values to PHP's free-form parser; almanac accepts exactly the grammar of
-//! §9.6.1, read by a small hand-written scanner. The grammar is ASCII-only and each position admits
+//! The plugin hands these values to PHP's free-form parser; almanac accepts exactly the grammar
+//! below, read by a small hand-written scanner. The grammar is ASCII-only and each position admits
 //! at most one sensible reading, so the scanner never needs more than local look-ahead.
 
 use chrono::{
@@ -29,7 +29,7 @@ pub fn parse(value: &Value, zone: &Zone, now: DateTime<Utc>) -> Result<DateTimeV
         Value::String(s) => parse_str(s, zone, now),
         Value::Number(n) => match n.as_i64() {
             Some(seconds) => from_timestamp(seconds, zone),
-            // Floats and integers beyond 64 bits are not timestamps (§9.6: "a JSON integer").
+            // Floats and integers beyond 64 bits are not timestamps (those are JSON integers).
             None => Err(unrecognised()),
         },
         _ => Err(unrecognised()),
@@ -52,10 +52,10 @@ pub fn parse_str(s: &str, zone: &Zone, now: DateTime<Utc>) -> Result<DateTimeVal
     expression.evaluate(zone, now)
 }
 
-/// The output form of every date-time in a representation (§9.6.5).
+/// The output form of every date-time in a representation.
 const STORED_FORM: &str = "%Y-%m-%d %H:%M:%S";
 
-/// A date-time in the output form of representations (§9.6.5).
+/// A date-time in the output form of representations.
 pub fn format(dt: &NaiveDateTime) -> String {
     dt.format(STORED_FORM).to_string()
 }
@@ -120,7 +120,7 @@ fn from_timestamp(seconds: i64, zone: &Zone) -> Result<DateTimeValue, Invalid> {
     Moment::pinned(zone, utc).finish(zone)
 }
 
-/// The first and last representable results (§9.6.2).
+/// The first and last representable results.
 const FIRST: NaiveDateTime = NaiveDateTime::new(
     NaiveDate::from_ymd_opt(1, 1, 1).expect("a valid date"),
     NaiveTime::MIN,
@@ -140,10 +140,10 @@ fn within_working_range(dt: NaiveDateTime) -> bool {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Grammar (§9.6.1)
+// Grammar
 // ---------------------------------------------------------------------------------------------
 
-/// The items of one expression, sorted into the slots of the evaluation order (§9.6.3).
+/// The items of one expression, sorted into the slots of the evaluation order.
 #[derive(Debug, Default)]
 struct Expression {
     now: bool,
@@ -301,7 +301,7 @@ impl<'a> Scanner<'a> {
     }
 
     /// `4DIGIT "-" 1*2DIGIT "-" 1*2DIGIT | 4DIGIT "/" 1*2DIGIT "/" 1*2DIGIT |
-    /// 1*2DIGIT "/" 1*2DIGIT "/" 4DIGIT`, with the field checks of §9.6.2.
+    /// 1*2DIGIT "/" 1*2DIGIT "/" 4DIGIT`, with the field checks of [`calendar_date`].
     fn date(&mut self) -> Option<NaiveDate> {
         let first = self.digits();
         let (year, month, day) = match (first.len(), self.peek()?) {
@@ -326,7 +326,7 @@ impl<'a> Scanner<'a> {
         calendar_date(year, month, day)
     }
 
-    /// `time24 | time12`, with the field checks of §9.6.2; fractions of a second are dropped.
+    /// `time24 | time12`, with range checks on each field; fractions of a second are dropped.
     fn time(&mut self) -> Option<NaiveTime> {
         let hour = self.number(1, 2)?;
         let mut minute = None;
@@ -525,8 +525,8 @@ fn to_number(digits: &[u8]) -> u32 {
     digits.iter().fold(0, |n, d| n * 10 + u32::from(d - b'0'))
 }
 
-/// A calendar date after the field checks of §9.6.2: a day beyond the end of its month rolls
-/// into the next month, as PHP does (2018-02-30 is 2018-03-02).
+/// A calendar date after the field checks (year 1–9999, month 1–12, day 1–31): a day beyond the
+/// end of its month rolls into the next month, as PHP does (2018-02-30 is 2018-03-02).
 fn calendar_date(year: u32, month: u32, day: u32) -> Option<NaiveDate> {
     if !(1..=9999).contains(&year) || !(1..=31).contains(&day) {
         return None;
@@ -565,7 +565,7 @@ fn unit(word: &[u8]) -> Option<Unit> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Meaning (§9.6.3)
+// Meaning
 // ---------------------------------------------------------------------------------------------
 
 /// The value under evaluation: a wall clock in the reference zone, and the exact instant when the
@@ -632,8 +632,9 @@ impl Moment {
         }
     }
 
-    /// The result: DST is resolved (§9.6.3 rule 5) and both the wall clock and the instant must
-    /// lie within 0001–9999, so that every representation of the value keeps four-digit years.
+    /// The result: DST is resolved (as [`Zone::to_utc`] does) and both the wall clock and the
+    /// instant must lie within 0001–9999, so that every representation of the value keeps
+    /// four-digit years.
     fn finish(self, zone: &Zone) -> Result<DateTimeValue, Invalid> {
         let utc = self.instant(zone);
         let local = zone.to_local(utc);
@@ -647,10 +648,10 @@ impl Moment {
 }
 
 impl Expression {
-    /// Evaluation order of §9.6.3: now in Z, then the date item, the time item, the offsets in
+    /// Evaluation order: now in Z, then the date item, the time item, the offsets in
     /// the order written.
     fn evaluate(self, zone: &Zone, now: DateTime<Utc>) -> Result<DateTimeValue, Invalid> {
-        // Values are whole seconds (§9.6.2), also when they come from the clock.
+        // Values are whole seconds, also when they come from the clock.
         let now = now.trunc_subsecs(0);
         let mut moment = Moment::pinned(zone, self.instant.unwrap_or(now));
         if let Some(item) = self.date {
@@ -671,7 +672,7 @@ impl Expression {
     }
 }
 
-/// The date a date item names, seen from `today` (rule 2).
+/// The date a date item names, seen from `today`.
 fn resolve_date(item: DateItem, today: NaiveDate) -> Option<NaiveDate> {
     match item {
         DateItem::Calendar(date) => Some(date),

@@ -1,4 +1,4 @@
-//! Raw request parameters before validation (common.md §1.5–§1.7): parsing of query strings,
+//! Raw request parameters before validation (docs/api.md, "Parameters"): parsing of query strings,
 //! `application/x-www-form-urlencoded` bodies (with PHP's bracket keys) and JSON bodies, and the
 //! two ways a validator reads a parameter: as a scalar (last occurrence wins) or as a list (all
 //! occurrences concatenated).
@@ -10,10 +10,10 @@ use serde_json::{Map, Value};
 
 use crate::values::{Invalid, SubCode, MAX_LIST_ITEMS};
 
-/// Bracket levels allowed in a form key (`a[1][2]` has two; common.md §6.6).
+/// Bracket levels allowed in a form key (`a[1][2]` has two).
 const MAX_BRACKET_DEPTH: usize = 8;
 
-/// Nesting levels allowed in a JSON body; the top-level object is level 1 (common.md §6.6).
+/// Nesting levels allowed in a JSON body; the top-level object is level 1.
 const MAX_JSON_DEPTH: usize = 64;
 
 /// Parameters as received: name -> ordered "segments". A plain `k=v` occurrence is one segment
@@ -23,7 +23,7 @@ const MAX_JSON_DEPTH: usize = 64;
 /// occurrence starts a new segment, and so does a bracketed one after a plain one.
 ///
 /// Keeping every occurrence lets one parse serve both readers: scalars take the last segment
-/// (PHP's "last wins"), lists concatenate them all (the contract's list decision, §1.6).
+/// (PHP's "last wins"), lists concatenate them all.
 #[derive(Debug, Clone, Default)]
 pub struct RawParams {
     params: OrderedMap<Param<Value>>,
@@ -43,7 +43,7 @@ impl RawParams {
         RawParams::default()
     }
 
-    /// Parses a query string or an `application/x-www-form-urlencoded` body (§1.6): `&`
+    /// Parses a query string or an `application/x-www-form-urlencoded` body: `&`
     /// separates, `;` does not, `+` is a space, `%XX` decodes as UTF-8, a key without `=` has
     /// the value `""`. A name whose key nests brackets deeper than 8 levels, or whose key or
     /// value is not valid UTF-8, reads as an error; keys whose name itself is not valid UTF-8
@@ -110,7 +110,7 @@ impl RawParams {
     }
 
     /// A JSON object body: each key is one segment; JSON `null` values are dropped, because
-    /// `null` is the same as absent (§1.5).
+    /// `null` is the same as absent.
     pub fn from_json_object(map: Map<String, Value>) -> RawParams {
         let mut params = OrderedMap::default();
         for (name, value) in map {
@@ -122,7 +122,7 @@ impl RawParams {
     }
 
     /// Adds body parameters; a body name replaces the query parameter of the same name with all
-    /// its occurrences (§1.5 rule 1).
+    /// its occurrences.
     pub fn overlay(&mut self, body: RawParams) {
         for (name, param) in body.params.entries {
             self.params.insert(name, param);
@@ -147,7 +147,7 @@ impl RawParams {
         }
     }
 
-    /// The items of a list parameter: the items of all occurrences, in order (§1.6). A string is
+    /// The items of a list parameter: the items of all occurrences, in order. A string is
     /// split on commas with whitespace around items trimmed and empty items dropped; an array
     /// contributes its elements; an object whose keys are all integers contributes its members
     /// in key order; any other scalar is one item. Err for an object with other keys, for more
@@ -159,7 +159,7 @@ impl RawParams {
         }
     }
 
-    /// Removes a name (path-only parameters such as `id` ignore query and body values, §1.5).
+    /// Removes a name (path-only parameters such as `id` ignore query and body values).
     pub fn remove(&mut self, name: &str) {
         self.params.remove(name);
     }
@@ -477,7 +477,7 @@ impl JsonBodyError {
     }
 }
 
-/// Parses a JSON request body (§1.7): UTF-8 (a leading byte-order mark is skipped), valid JSON,
+/// Parses a JSON request body: UTF-8 (a leading byte-order mark is skipped), valid JSON,
 /// an object at the top, at most 64 levels of nesting; duplicate keys: the last one wins (in the
 /// position of the first, as in PHP).
 pub fn parse_json_body(bytes: &[u8]) -> Result<Map<String, Value>, JsonBodyError> {
@@ -570,7 +570,7 @@ mod tests {
         items.iter().map(|s| json!(s)).collect()
     }
 
-    // §1.6 basics
+    // Query string basics
 
     #[test]
     fn pairs_are_separated_by_ampersand_only() {
@@ -631,7 +631,7 @@ mod tests {
         assert_eq!(scalar(&form("page[a]=1"), "page"), Some(json!({"a": "1"})));
     }
 
-    // §1.6 bracket syntax
+    // Bracket syntax
 
     #[test]
     fn brackets_append_and_set_members() {
@@ -735,7 +735,7 @@ mod tests {
         assert!(p.contains("a"));
     }
 
-    // §9.1 invalid UTF-8
+    // Invalid UTF-8
 
     #[test]
     fn invalid_utf8_value_is_recorded() {
@@ -761,7 +761,7 @@ mod tests {
         assert_eq!(scalar(&form("a=x%00y"), "a"), Some(json!("x\u{0}y")));
     }
 
-    // §1.6 list spellings
+    // List spellings
 
     #[test]
     fn list_spellings_table() {
@@ -886,7 +886,7 @@ mod tests {
         assert_eq!(list_err(&p, "include"), SubCode::TooManyItems);
     }
 
-    // §1.5 precedence
+    // Body over query
 
     #[test]
     fn body_replaces_query_names_whole() {
@@ -931,7 +931,7 @@ mod tests {
         assert!(!p.contains("a"));
     }
 
-    // §1.7 JSON bodies
+    // JSON bodies
 
     fn json_err(body: &[u8]) -> u8 {
         parse_json_body(body).expect_err("refused").json_error_code

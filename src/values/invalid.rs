@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-/// The sub-codes of `rest_invalid_param` (common.md §5.2).
+/// The sub-codes of `rest_invalid_param` (docs/api.md, "Errors").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SubCode {
     InvalidType,
@@ -59,7 +59,7 @@ impl fmt::Display for Invalid {
     }
 }
 
-/// Any string value, unless a field says otherwise (common.md §6.6).
+/// Any string value, unless a field says otherwise.
 pub const MAX_STRING_BYTES: usize = 65_535;
-/// Items in one list parameter (common.md §6.6).
+/// Items in one list parameter.
 pub const MAX_LIST_ITEMS: usize = 1000;

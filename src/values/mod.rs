@@ -1,4 +1,4 @@
-//! The value rules shared by every route (common.md §1.6, §9): how request values are parsed,
+//! The value rules shared by every route (docs/api.md, "Values"): how request values are parsed,
 //! coerced and checked. Pure functions, no I/O; the HTTP layer maps [`Invalid`] to
 //! `rest_invalid_param` with its `data.params` / `data.details` entries.
 

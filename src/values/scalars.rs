@@ -1,4 +1,4 @@
-//! Coercion and checking of one parameter value (common.md §9.1–§9.5, §9.8).
+//! Coercion and checking of one parameter value.
 //!
 //! Every function takes the raw value as a JSON value: query-string and form parameters arrive as
 //! JSON strings (or arrays/objects for bracket keys, see [`super::form`]), JSON bodies carry typed
@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::values::{Invalid, SubCode, MAX_STRING_BYTES};
 
-/// URL values are limited in characters, not bytes (common.md §6.6).
+/// URL values are limited in characters, not bytes.
 const MAX_URL_CHARS: usize = 2048;
 
 /// The longest rendering of a bad list item quoted in a reason; items can be 64 KiB strings.
@@ -23,7 +23,7 @@ const INTEGER_RANGE: &str =
     "must be an integer between -9223372036854775808 and 9223372036854775807.";
 const POSITIVE_INTEGER: &str = "must be an integer of at least 1.";
 
-/// An integer (§9.2): a JSON integer, a JSON number with an integral value, or a string in
+/// An integer: a JSON integer, a JSON number with an integral value, or a string in
 /// decimal number syntax whose value is integral (`"+5"`, `"007"`, `"5.0"`, `"1e2"`).
 /// Surrounding whitespace, hexadecimal, the empty string, booleans and lists are refused.
 pub fn integer(v: &Value) -> Result<i64, Invalid> {
@@ -50,7 +50,7 @@ pub fn integer(v: &Value) -> Result<i64, Invalid> {
     }
 }
 
-/// An integer of at least 1 (`page`, `per_page`, IDs in lists; §9.2).
+/// An integer of at least 1 (`page`, `per_page`, IDs in lists).
 pub fn positive_integer(v: &Value) -> Result<i64, Invalid> {
     match integer(v) {
         Ok(n) if n >= 1 => Ok(n),
@@ -63,7 +63,7 @@ pub fn positive_integer(v: &Value) -> Result<i64, Invalid> {
     }
 }
 
-/// A boolean by WordPress's strict rule (§9.3): JSON `true`/`false`, JSON `1`/`0` (integers
+/// A boolean by WordPress's strict rule: JSON `true`/`false`, JSON `1`/`0` (integers
 /// only, as PHP's `is_int`), or the strings `true`/`false`/`1`/`0` in any ASCII case.
 pub fn boolean(v: &Value) -> Result<bool, Invalid> {
     let refused = || Invalid::new(SubCode::InvalidType, "must be a boolean.");
@@ -87,7 +87,7 @@ pub fn boolean(v: &Value) -> Result<bool, Invalid> {
     }
 }
 
-/// The plugin's loose "truthy" test (§9.3, venue `show_map`/`show_map_link`): any string, JSON
+/// The plugin's loose "truthy" test (venue `show_map`/`show_map_link`): any string, JSON
 /// boolean or JSON number is accepted; only a few spellings mean true.
 pub fn truthy(v: &Value) -> Result<bool, Invalid> {
     const TRUE_WORDS: [&str; 7] = ["1", "true", "yes", "y", "on", "enable", "enabled"];
@@ -102,7 +102,7 @@ pub fn truthy(v: &Value) -> Result<bool, Invalid> {
     }
 }
 
-/// The event list's `strict_dates` (§9.3): PHP's boolean filter, which the plugin uses there.
+/// The event list's `strict_dates`: PHP's boolean filter, which the plugin uses there.
 /// Any non-empty string is accepted; it is true when, trimmed, it is `1`, `true`, `on` or `yes`
 /// in any ASCII case (unlike [`truthy`], `y` and `enable` are false here).
 pub fn strict_dates(v: &Value) -> Result<bool, Invalid> {
@@ -112,7 +112,7 @@ pub fn strict_dates(v: &Value) -> Result<bool, Invalid> {
     Ok(TRUE_WORDS.iter().any(|w| trimmed.eq_ignore_ascii_case(w)))
 }
 
-/// A string (§9.4): a JSON string without NUL, at most [`MAX_STRING_BYTES`] bytes of UTF-8.
+/// A string: a JSON string without NUL, at most [`MAX_STRING_BYTES`] bytes of UTF-8.
 pub fn string(v: &Value) -> Result<&str, Invalid> {
     let Value::String(s) = v else {
         return Err(Invalid::new(SubCode::InvalidType, "must be a string."));
@@ -144,7 +144,7 @@ pub fn string_max_chars(v: &Value, max_chars: usize) -> Result<&str, Invalid> {
     Ok(s)
 }
 
-/// A [`string`] of at least one character; `"0"` and `" "` count as non-empty (§9.4).
+/// A [`string`] of at least one character; `"0"` and `" "` count as non-empty.
 pub fn non_empty_string(v: &Value) -> Result<&str, Invalid> {
     let s = string(v)?;
     if s.is_empty() {
@@ -168,8 +168,8 @@ pub fn one_of<'a>(v: &'a Value, allowed: &[&str]) -> Result<&'a str, Invalid> {
     }
 }
 
-/// A web address (§9.8). Returns the value with surrounding whitespace removed, otherwise as
-/// given (the contract stores and returns it verbatim, not in the parser's normalized form).
+/// A web address. Returns the value with surrounding whitespace removed, otherwise as given
+/// (URLs are stored and returned verbatim, not in the parser's normalized form).
 pub fn url(v: &Value) -> Result<String, Invalid> {
     let invalid = || {
         Invalid::new(
@@ -184,8 +184,8 @@ pub fn url(v: &Value) -> Result<String, Invalid> {
             format!("must be at most {MAX_URL_CHARS} characters long."),
         ));
     }
-    // Rule 1. Checked on the raw text because the parser also accepts `http:example.org` and
-    // backslashes in place of the slashes.
+    // `http://` or `https://`. Checked on the raw text because the parser also accepts
+    // `http:example.org` and backslashes in place of the slashes.
     let bytes = s.as_bytes();
     let authority = if bytes.len() >= 7 && bytes[..7].eq_ignore_ascii_case(b"http://") {
         &s[7..]
@@ -195,23 +195,25 @@ pub fn url(v: &Value) -> Result<String, Invalid> {
         return Err(invalid());
     };
     // WHATWG skips any further slashes before the host of an http(s) URL, so it reads
-    // `https:///path` as host `path`; the contract refuses that.
+    // `https:///path` as host `path`; almanac refuses that.
     if authority.starts_with(['/', '\\']) {
         return Err(invalid());
     }
-    // Rule 3. The parser would silently strip tabs and newlines, so check before parsing.
+    // No whitespace or control characters. The parser would silently strip tabs and newlines, so
+    // check before parsing.
     if s.chars().any(|c| c.is_whitespace() || c.is_control()) {
         return Err(invalid());
     }
-    // Rule 2. The scheme is special, so a successful parse implies a non-empty domain, IPv4 or
-    // bracketed IPv6 host and a port of at most 65535; port 0 is the one WHATWG value left over.
+    // A valid URL with a host. The scheme is special, so a successful parse implies a non-empty
+    // domain, IPv4 or bracketed IPv6 host and a port of at most 65535; port 0 is the one WHATWG
+    // value left over.
     match url::Url::parse(s) {
         Ok(parsed) if parsed.port() != Some(0) => Ok(s.to_owned()),
         _ => Err(invalid()),
     }
 }
 
-/// Checks every item of a list parameter (§9.5); the first bad item makes the whole list
+/// Checks every item of a list parameter; the first bad item makes the whole list
 /// invalid, with a reason that names the item by position and value.
 pub fn items<T>(
     items: Vec<Value>,
@@ -373,7 +375,7 @@ mod tests {
         r.expect_err("expected a refusal").code
     }
 
-    // §9.2
+    // Integers
 
     #[test]
     fn integer_accepts_the_table_examples() {
@@ -466,7 +468,7 @@ mod tests {
         );
     }
 
-    // §9.3
+    // Booleans
 
     #[test]
     fn boolean_strict_rule() {
@@ -553,7 +555,7 @@ mod tests {
         assert_eq!(code(strict_dates(&json!(true))), SubCode::InvalidType);
     }
 
-    // §9.4
+    // Strings
 
     #[test]
     fn string_requires_a_json_string() {
@@ -628,7 +630,7 @@ mod tests {
         );
     }
 
-    // §9.8
+    // URLs
 
     #[test]
     fn url_accepts_http_and_https() {
@@ -704,7 +706,7 @@ mod tests {
         assert_eq!(code(url(&s(&format!("{at_limit}x")))), SubCode::TooLong);
     }
 
-    // §9.5
+    // Lists
 
     #[test]
     fn items_checks_every_item() {

@@ -1,4 +1,4 @@
-//! Search (common.md §9.11): the analysis of queries and field text, word matching with
+//! Search (docs/api.md, "Search"): the analysis of queries and field text, word matching with
 //! stems, prefixes and typo tolerance, phrases and exclusions, and the relevance score of
 //! `orderby=relevance`.
 
@@ -24,14 +24,13 @@ const TITLE_FACTOR: f32 = 1.5;
 /// One analysed query word.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct QueryWord {
-    /// Lower-cased and accent-folded (§9.11 step 3).
+    /// Lower-cased and accent-folded (step 3 of [`analyze`]).
     pub folded: String,
     /// The language's Snowball stem of `folded` (step 4).
     pub stem: String,
 }
 
-/// A parsed `search` value: required words, quoted phrases and excluded words (§9.11
-/// "Phrases and exclusion").
+/// A parsed `search` value: required words, quoted phrases and excluded words.
 ///
 /// - Words outside quotes are required: each must match a word of some field.
 /// - `"…"` is a phrase: its words must follow each other in one field, each equal as a stem.
@@ -205,9 +204,9 @@ impl SearchQuery {
     }
 }
 
-/// Analysis of field text (§9.11 steps 1–4): HTML tags removed and character references
-/// decoded, split at every character that is not a letter or digit, lower-cased and folded,
-/// stemmed. Returns `(folded, stem)` per word, in text order.
+/// Analysis of field text in four steps: (1) HTML tags removed and character references
+/// decoded, (2) split at every character that is not a letter or digit, (3) lower-cased and
+/// folded, (4) stemmed. Returns `(folded, stem)` per word, in text order.
 pub fn analyze(text: &str, language: Language) -> Vec<(String, String)> {
     analyze_plain(&decode_entities(&strip_tags(text)), language).collect()
 }
@@ -450,7 +449,7 @@ mod tests {
         records.iter().filter(|fields| q.matches(fields)).count()
     }
 
-    /// Venue records (a)–(c) of venues-organizers.md §7 item 11, in searchable-field order:
+    /// Venue test records, in searchable-field order:
     /// name, description, excerpt, address, city, province, state, stateprovince, zip, phone.
     fn venues() -> Vec<Vec<&'static str>> {
         vec![
@@ -581,7 +580,7 @@ mod tests {
         );
         assert_eq!(stems("Festas festa", Language::PtBr), ["fest", "fest"]);
         assert_eq!(stems("eventos", Language::PtBr), ["event"]);
-        // The stemmer sees the folded form (§9.11 step 4), in which Portuguese `-ção`/`-ções`
+        // The stemmer sees the folded form, in which Portuguese `-ção`/`-ções`
         // have lost the accents its rules look for: the two forms keep distinct stems.
         assert_eq!(
             stems("exposição exposições", Language::PtBr),

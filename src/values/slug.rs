@@ -1,4 +1,4 @@
-//! Slugs (common.md §9.9): the one sanitizing rule used for derived slugs, sent slugs and
+//! Slugs: the one sanitizing rule used for derived slugs, sent slugs and
 //! `by-slug` path values, and the `-2`, `-3`, … suffixes that make a slug unique.
 
 use percent_encoding::percent_decode_str;
@@ -11,8 +11,10 @@ pub const MAX_SLUG_BYTES: usize = 200;
 /// Slugs that WordPress reserves for its own URLs; as candidates they always get a suffix.
 const RESERVED: [&str; 6] = ["feed", "rdf", "rss", "rss2", "atom", "embed"];
 
-/// Sanitizes a title, name or sent slug (steps 1–6 of §9.9). The result may be empty; see
-/// [`or_id`].
+/// Sanitizes a title, name or sent slug: (1) escapes decoded and markup removed, (2) accents
+/// removed, (3) lower-cased, (4) characters other than letters, digits, `_` and separators
+/// removed, (5) separators turned into single dashes, (6) cut to [`MAX_SLUG_BYTES`]. The result
+/// may be empty; see [`or_id`].
 pub fn sanitize(input: &str) -> String {
     let text = fold(&strip_markup(&decode_percent_escapes(input)));
 
@@ -135,7 +137,7 @@ fn reference_len(s: &str) -> Option<usize> {
 }
 
 /// Steps 2 and 3: accents removed (NFKD without its combining marks, plus the letters that
-/// have no decomposition), then lower-cased. Search analysis (§9.11 step 3) folds words with
+/// have no decomposition), then lower-cased. Search analysis folds words with
 /// this same function, so that a slug and a search see the same letters.
 pub fn fold(text: &str) -> String {
     let mut out = String::with_capacity(text.len());

@@ -1,13 +1,13 @@
-//! Time-zone values (common.md §9.7): what the event `timezone` field accepts, and the zone
-//! arithmetic the event representation needs (events.md §1.1, §4.3): local ↔ UTC conversion with
-//! the daylight-saving rules of common.md §9.6.3, the offset and the abbreviation at an instant.
+//! Time-zone values: what the event `timezone` field accepts, and the zone arithmetic the
+//! event representation needs: local ↔ UTC conversion with the daylight-saving rules of
+//! [`Zone::to_utc`], the offset and the abbreviation at an instant.
 
 use chrono::{DateTime, FixedOffset, NaiveDateTime, Offset, TimeDelta, TimeZone, Utc};
 use chrono_tz::{OffsetName, Tz};
 
 use crate::values::{Invalid, SubCode};
 
-/// Bounds of a `UTC±offset` zone, in seconds (−12 … +14 hours, common.md §9.7).
+/// Bounds of a `UTC±offset` zone, in seconds (−12 … +14 hours).
 const MIN_OFFSET_SECONDS: i32 = -12 * 3600;
 const MAX_OFFSET_SECONDS: i32 = 14 * 3600;
 
@@ -24,11 +24,11 @@ pub enum Zone {
 }
 
 impl Zone {
-    /// Reads a time-zone value (common.md §9.7). The value is taken as it is: no trimming, and the
-    /// empty string is refused (events.md §4.2 makes `""` mean "omitted" before this is called).
+    /// Reads a time-zone value. The value is taken as it is: no trimming, and the empty string
+    /// is refused (an event write treats `""` as "omitted" before this is called).
     pub fn parse(s: &str) -> Result<Zone, Invalid> {
-        // `UTC` is checked before the database, which also knows a zone called `UTC`: the contract
-        // stores and shows it as the plain site zone.
+        // `UTC` is checked before the database, which also knows a zone called `UTC`: it is
+        // stored and shown as the plain site zone.
         if s.eq_ignore_ascii_case("UTC") {
             return Ok(Zone::Utc);
         }
@@ -62,7 +62,7 @@ impl Zone {
 
     /// The instant of a wall-clock value in this zone. A wall clock skipped by a daylight-saving
     /// jump is moved forward by the size of the jump; a repeated one takes its first occurrence
-    /// (common.md §9.6.3 rule 5). Like chrono's own arithmetic, it panics only at the ends of
+    /// Like chrono's own arithmetic, it panics only at the ends of
     /// chrono's range (year ±262143), far beyond any date-time value.
     pub fn to_utc(&self, local: NaiveDateTime) -> DateTime<Utc> {
         match self {
@@ -96,7 +96,7 @@ impl Zone {
         }
     }
 
-    /// The abbreviation in force at an instant, as events.md shows it in `timezone_abbr`: the
+    /// The abbreviation in force at an instant, as `timezone_abbr` shows it: the
     /// database abbreviation (`EST`/`EDT`, `CEST`), its numeric form for zones that have no letters
     /// (`-03`), `UTC`, or for `UTC±offset` zones the zone string itself.
     pub fn abbreviation(&self, utc: DateTime<Utc>) -> String {

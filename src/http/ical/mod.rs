@@ -25,7 +25,7 @@ pub const MEDIA_TYPE: &str = "text/calendar; charset=utf-8";
 /// How often subscribers are asked to refresh.
 const REFRESH: &str = "PT1H";
 
-/// Longest content line, in octets, before it is folded (RFC 5545 §3.1).
+/// Longest content line, in octets, before it is folded (RFC 5545, section 3.1).
 const LINE_OCTETS: usize = 75;
 
 /// SEQUENCE counts seconds from here to the last modification, so it grows with every
@@ -269,7 +269,7 @@ fn date(t: NaiveDateTime) -> String {
     t.format("%Y%m%d").to_string()
 }
 
-/// A TEXT value (RFC 5545 §3.3.11): backslash, semicolon, comma and line breaks escaped,
+/// A TEXT value (RFC 5545, section 3.3.11): backslash, semicolon, comma and line breaks escaped,
 /// other control characters dropped.
 fn text(value: &str) -> String {
     let mut out = String::with_capacity(value.len() + 8);

@@ -1,4 +1,4 @@
-//! `/venues` and `/organizers` (venues-organizers.md): routes, parameters and handlers, one
+//! `/venues` and `/organizers`: routes, parameters and handlers, one
 //! generic implementation instantiated for both kinds.
 
 use crate::http::error::{from_service, ApiError};
@@ -83,7 +83,7 @@ impl LinkedResource for Venue {
     }
 
     fn fields(params: &mut Params) -> VenueFields {
-        // geo_lat and geo_lng are set or cleared together (§5.3); a value already refused
+        // geo_lat and geo_lng are set or cleared together; a value already refused
         // for its own syntax or range is not reported a second time.
         let refused = |name: &str| params.invalid.iter().any(|(n, _)| n == name);
         let geo = if refused("geo_lat") || refused("geo_lng") {
@@ -176,7 +176,7 @@ fn write_params<R: LinkedResource>(create: bool) -> Vec<ParamSpec> {
     specs
 }
 
-/// The common write fields; a name made only of spaces is refused (§5.3).
+/// The common write fields; a name made only of spaces is refused.
 fn linked_write<R: LinkedResource>(params: &mut Params) -> PostWrite {
     let write = post_write(params, R::NAME_FIELD, &Zone::Utc);
     if write.title.as_deref() == Some("") {
@@ -188,7 +188,7 @@ fn linked_write<R: LinkedResource>(params: &mut Params) -> PostWrite {
     write
 }
 
-/// Parses an inline venue or organizer object of an event write (events.md §4.7) with the
+/// Parses an inline venue or organizer object of an event write with the
 /// create rules of its own route; `Err` carries why it was refused.
 pub fn inline<R: LinkedResource>(
     object: serde_json::Map<String, Value>,

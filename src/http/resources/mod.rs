@@ -26,8 +26,9 @@ pub fn request(ctx: &Context) -> Request {
     }
 }
 
-/// §3.8: for callers who may not edit, any `status` other than `publish` — the empty value
-/// included — is a value they may not ask for, whatever its syntax.
+/// For callers who may not edit, any `status` other than `publish` — the empty value
+/// included — is a value they may not ask for, whatever its syntax (docs/api.md, "Roles and
+/// visibility").
 pub fn status_refusal_for_caller(params: &mut Params, caller: crate::auth::Caller) {
     if caller.has(crate::auth::Capability::EditPosts) {
         return;
@@ -49,8 +50,8 @@ pub fn invalid(params: &Params) -> Vec<(String, Invalid)> {
 
 const WRITABLE_STATUSES: &[&str] = &["publish", "future", "draft", "pending", "private"];
 
-/// The write fields common to post kinds, as parameters (venues-organizers.md §5.3,
-/// events.md §4.2): `name_field` is `title`, `venue` or `organizer`.
+/// The write fields common to post kinds, as parameters: `name_field` is `title`, `venue` or
+/// `organizer`.
 pub fn common_write_params(name_field: &'static str, create: bool) -> Vec<ParamSpec> {
     let mut name =
         ParamSpec::query(name_field, ParamKind::NonEmptyString).describe("The name or title.");

@@ -1,4 +1,4 @@
-//! `/categories` and `/tags` (terms.md): routes, parameters and handlers, one implementation
+//! `/categories` and `/tags`: routes, parameters and handlers, one implementation
 //! for both kinds.
 
 use crate::http::error::{from_service, ApiError};
@@ -114,10 +114,10 @@ fn write_params(kind: Kind, create: bool) -> Vec<ParamSpec> {
         ParamSpec::query("description", ParamKind::Description { non_empty: true }),
         ParamSpec::query("slug", ParamKind::NonEmptyString),
     ];
-    // Tags take no parent; one sent anyway is refused by the handler (terms.md §5.1), so it is
+    // Tags take no parent; one sent anyway is refused by the handler, so it is
     // read, but not documented as a tag field.
     // Tags take no parent: any value sent is refused by the handler with
-    // rest_taxonomy_not_hierarchical (terms.md §5.1), so it is read without syntax rules.
+    // rest_taxonomy_not_hierarchical, so it is read without syntax rules.
     specs.push(match kind {
         Kind::Category => parent_param(),
         _ => ParamSpec::query("parent", ParamKind::Raw(r#"{"not": {}}"#))
@@ -362,7 +362,7 @@ fn list(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
         invalid(params),
     )
     .map_err(|e| from_service(e, ctx.caller))?;
-    // Q of terms.md §3.5: only what the request supplied, normalised.
+    // The links' query: only what the request supplied, normalised.
     let sent = |name: &str| ctx.params.sent(name);
     let join = |ids: &Option<Vec<u64>>| {
         ids.as_ref()
