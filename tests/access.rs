@@ -494,22 +494,13 @@ fn start() -> TestServer {
     for u in &STANDARD_USERS {
         add_user(&data, u);
     }
-    let cmd =
-        almanac(["serve", "--listen", "127.0.0.1:0", "--data-dir"]).arg(data.to_str().unwrap());
-    let server = Server::launch(cmd, None)
-        .unwrap_or_else(|f| panic!("server did not start: {}", f.output.describe()));
+    let cmd = serve_cmd(&data);
+    let server = Server::start(cmd, None, "serve");
     TestServer { server, _dir: dir }
 }
 
 fn send(s: &Server, method: &str, path: &str, who: Who, body: Option<&Value>) -> Resp {
-    let mut r = s.req(method, path);
-    if let Some(u) = who.user() {
-        r = r.user(u);
-    }
-    if let Some(b) = body {
-        r = r.json_body(b);
-    }
-    r.send()
+    s.send(method, path, who.user(), body)
 }
 
 /// A unique lower-case word (letters only, so that it is one search word and one slug part).

@@ -66,10 +66,6 @@ fn assert_private_tree(dir: &Path) {
     );
 }
 
-fn locked_message(dir: &Path) -> String {
-    format!("error: data directory {} is in use by another almanac process (is \"almanac serve\" running?)", dir.display())
-}
-
 fn assert_locked(o: &Output, dir: &Path, what: &str) {
     assert_code(o, 3, what);
     let want = locked_message(dir);
@@ -80,24 +76,17 @@ fn assert_locked(o: &Output, dir: &Path, what: &str) {
     );
 }
 
-fn serve_cmd(dir: &Path) -> Cmd {
-    almanac(["serve", "--listen", "127.0.0.1:0", "--data-dir", s(dir)])
-}
-
 fn start(cmd: Cmd) -> Server {
-    Server::launch(cmd, None)
-        .unwrap_or_else(|f| panic!("server did not start: {}", f.output.describe()))
+    Server::start(cmd, None, "serve")
 }
 
 fn wait_for_stderr(srv: &Server, needle: &str) -> bool {
-    let deadline = Instant::now() + Duration::from_secs(3);
-    while Instant::now() < deadline {
-        if srv.stderr_text().contains(needle) {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    false
+    poll(
+        Duration::from_secs(3),
+        Duration::from_millis(50),
+        || srv.stderr_text().contains(needle),
+        |found| *found,
+    )
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -316,21 +305,13 @@ fn user_add_without_a_password_generates_and_prints_one() {
 fn user_add_with_a_taken_name_in_any_case_exits_4() {
     let t = tmp();
     let dir = t.path().join("data");
-    assert_code(
-        &almanac([
-            "user",
-            "add",
-            "Alice",
-            "--role",
-            "editor",
-            "--password",
-            "x1",
-            "--data-dir",
-            s(&dir),
-        ])
-        .run(),
-        0,
-        "first",
+    add_user(
+        &dir,
+        &TestUser {
+            name: "Alice",
+            role: "editor",
+            password: "x1",
+        },
     );
     for name in ["Alice", "alice", "ALICE", "aLiCe"] {
         let o = almanac([
@@ -370,21 +351,13 @@ fn user_add_with_a_taken_name_in_any_case_exits_4() {
 fn user_add_rejects_invalid_names_roles_and_passwords_with_exit_2() {
     let t = tmp();
     let dir = t.path().join("data");
-    assert_code(
-        &almanac([
-            "user",
-            "add",
-            "keep",
-            "--role",
-            "editor",
-            "--password",
-            "x",
-            "--data-dir",
-            s(&dir),
-        ])
-        .run(),
-        0,
-        "setup",
+    add_user(
+        &dir,
+        &TestUser {
+            name: "keep",
+            role: "editor",
+            password: "x",
+        },
     );
     let long_name = "n".repeat(61);
     let long_pw = "p".repeat(1025);
@@ -564,21 +537,13 @@ fn user_list_and_set_password_need_an_existing_data_dir() {
 fn user_set_password_for_an_unknown_user_exits_4() {
     let t = tmp();
     let dir = t.path().join("data");
-    assert_code(
-        &almanac([
-            "user",
-            "add",
-            "known",
-            "--role",
-            "editor",
-            "--password",
-            "x",
-            "--data-dir",
-            s(&dir),
-        ])
-        .run(),
-        0,
-        "setup",
+    add_user(
+        &dir,
+        &TestUser {
+            name: "known",
+            role: "editor",
+            password: "x",
+        },
     );
     let o = almanac([
         "user",
@@ -626,21 +591,13 @@ fn passwords_from_stdin_and_set_password_take_effect_over_http() {
         o.stdout, "added user carol (author) with ID 1\n",
         "no password line when the password was given"
     );
-    assert_code(
-        &almanac([
-            "user",
-            "add",
-            "dave",
-            "--role",
-            "editor",
-            "--password",
-            "old-password",
-            "--data-dir",
-            s(&dir),
-        ])
-        .run(),
-        0,
-        "dave",
+    add_user(
+        &dir,
+        &TestUser {
+            name: "dave",
+            role: "editor",
+            password: "old-password",
+        },
     );
     assert_code(
         &almanac([
@@ -656,21 +613,13 @@ fn passwords_from_stdin_and_set_password_take_effect_over_http() {
         0,
         "dave set-password",
     );
-    assert_code(
-        &almanac([
-            "user",
-            "add",
-            "erin",
-            "--role",
-            "subscriber",
-            "--password",
-            "x",
-            "--data-dir",
-            s(&dir),
-        ])
-        .run(),
-        0,
-        "erin",
+    add_user(
+        &dir,
+        &TestUser {
+            name: "erin",
+            role: "subscriber",
+            password: "x",
+        },
     );
     let o = almanac(["user", "set-password", "erin", "--data-dir", s(&dir)]).run();
     assert_code(&o, 0, "erin generated");
@@ -686,21 +635,13 @@ fn passwords_from_stdin_and_set_password_take_effect_over_http() {
         })
         .to_string();
     assert_generated_password(&erin_pw);
-    assert_code(
-        &almanac([
-            "user",
-            "add",
-            "gina",
-            "--role",
-            "contributor",
-            "--password",
-            "pw:with:colons",
-            "--data-dir",
-            s(&dir),
-        ])
-        .run(),
-        0,
-        "gina",
+    add_user(
+        &dir,
+        &TestUser {
+            name: "gina",
+            role: "contributor",
+            password: "pw:with:colons",
+        },
     );
     let o = almanac([
         "user",
@@ -843,13 +784,7 @@ fn first_start_creates_the_admin_then_locks_the_dir_and_later_starts_print_no_pa
 
     // SIGTERM: graceful exit 0, port closed, stdout unchanged.
     let addr = srv.addr;
-    srv.signal("TERM");
-    assert_eq!(
-        srv.wait_exit(Duration::from_secs(15)),
-        Some(0),
-        "SIGTERM → exit 0; stderr: {}",
-        srv.stderr_text()
-    );
+    srv.stop(Duration::from_secs(15));
     assert_port_closed(addr);
     assert_eq!(
         srv.stdout_text(),
@@ -954,14 +889,14 @@ fn environment_variables_configure_serve_and_user_commands() {
     let t = tmp();
     let dir = t.path().join("env").join("data");
     let public = "https://example.org/api";
-    let mut srv = Server::launch(
+    let mut srv = Server::start(
         almanac(["serve"])
             .env("ALMANAC_DATA_DIR", s(&dir))
             .env("ALMANAC_LISTEN", "127.0.0.1:0")
             .env("ALMANAC_PUBLIC_URL", "https://example.org/api/"),
         Some(public),
-    )
-    .unwrap_or_else(|f| panic!("serve from env: {}", f.output.describe()));
+        "serve from env",
+    );
     assert!(
         srv.base.starts_with("http://127.0.0.1:"),
         "listening line is the bound address, not the public URL: {}",
@@ -1011,8 +946,7 @@ fn environment_variables_configure_serve_and_user_commands() {
         .env("ALMANAC_DATA_DIR", s(&dir))
         .run();
     assert_locked(&o, &dir, "user list via ALMANAC_DATA_DIR");
-    srv.signal("TERM");
-    assert_eq!(srv.wait_exit(Duration::from_secs(15)), Some(0));
+    srv.stop(Duration::from_secs(15));
     let o = almanac(["user", "list"])
         .env("ALMANAC_DATA_DIR", s(&dir))
         .run();
@@ -1028,7 +962,7 @@ fn command_line_options_beat_environment_variables() {
     let env_dir = t.path().join("env-dir");
     let opt_dir = t.path().join("opt-dir");
     let public = "http://opt.example:9000/x";
-    let srv = Server::launch(
+    let srv = Server::start(
         almanac([
             "serve",
             "--listen",
@@ -1042,8 +976,8 @@ fn command_line_options_beat_environment_variables() {
         .env("ALMANAC_LISTEN", &busy_addr)
         .env("ALMANAC_PUBLIC_URL", "https://env.example"),
         Some(public),
-    )
-    .unwrap_or_else(|f| panic!("options must beat the environment: {}", f.output.describe()));
+        "options must beat the environment",
+    );
     assert_ne!(srv.addr.to_string(), busy_addr);
     assert_eq!(
         srv.get(NS).json()["_links"]["up"],
@@ -1076,15 +1010,15 @@ fn command_line_options_beat_environment_variables() {
 #[test]
 fn empty_environment_variables_count_as_unset() {
     let t = tmp();
-    let mut srv = Server::launch(
+    let mut srv = Server::start(
         almanac(["serve", "--listen", "127.0.0.1:0"])
             .env("ALMANAC_DATA_DIR", "")
             .env("ALMANAC_PUBLIC_URL", "")
             .env("ALMANAC_LOG", "")
             .cwd(t.path()),
         None,
-    )
-    .unwrap_or_else(|f| panic!("empty env vars must be ignored: {}", f.output.describe()));
+        "empty env vars must be ignored",
+    );
     let default_dir = t.path().join("almanac-data");
     assert!(
         default_dir.join("initial-admin-password").exists(),
@@ -1096,8 +1030,7 @@ fn empty_environment_variables_count_as_unset() {
         json!([{"href": format!("http://127.0.0.1:{port}/")}]),
         "default public URL"
     );
-    srv.signal("TERM");
-    assert_eq!(srv.wait_exit(Duration::from_secs(15)), Some(0));
+    srv.stop(Duration::from_secs(15));
     let o = almanac(["user", "list"])
         .env("ALMANAC_DATA_DIR", "")
         .cwd(t.path())
@@ -1179,7 +1112,7 @@ fn invalid_public_urls_exit_2() {
         assert!(!dir.exists(), "--public-url {v:?}: no data dir created");
     }
     let dir = t.path().join("env");
-    let o = almanac(["serve", "--listen", "127.0.0.1:0", "--data-dir", s(&dir)])
+    let o = serve_cmd(&dir)
         .env("ALMANAC_PUBLIC_URL", "ftp://x")
         .timeout(30)
         .run();

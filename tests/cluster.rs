@@ -16,26 +16,15 @@ const PUBLIC: &str = "http://calendar.example";
 
 /// A node of the cluster at `pg` on `dir`.
 fn node(pg: &Postgres, dir: &Path) -> Server {
-    Server::launch(
-        almanac([
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--public-url",
-            PUBLIC,
-            "--cluster",
-            &pg.url(),
-            "--data-dir",
-        ])
-        .arg(dir.to_str().unwrap()),
+    Server::start(
+        serve_cmd(dir).args(["--public-url", PUBLIC, "--cluster", &pg.url()]),
         Some(PUBLIC),
+        "node",
     )
-    .unwrap_or_else(|f| panic!("node did not start: {}", f.output.describe()))
 }
 
 fn stop(mut srv: Server) {
-    srv.signal("TERM");
-    assert_eq!(srv.wait_exit(Duration::from_secs(20)), Some(0));
+    srv.stop(Duration::from_secs(20));
 }
 
 /// The administrator the first node created, whose credentials every node accepts.
@@ -80,11 +69,13 @@ fn position(srv: &Server) -> u64 {
 
 /// Waits (up to 10 s) until `srv` has reached `seq` without being asked to.
 fn await_position(srv: &Server, seq: u64) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while position(srv) < seq {
-        assert!(Instant::now() < deadline, "position {seq} never reached");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let reached = poll(
+        Duration::from_secs(10),
+        Duration::from_millis(20),
+        || position(srv),
+        |p| *p >= seq,
+    );
+    assert!(reached >= seq, "position {seq} never reached");
 }
 
 fn export(dir: &Path) -> String {
@@ -302,14 +293,12 @@ fn a_node_started_on_an_empty_directory_joins_from_the_snapshot() {
         "the snapshot is copied at the log's head"
     );
     // Each node reports where it is: /healthz, and `cluster status` for the operator.
-    let deadline = Instant::now() + Duration::from_secs(5);
-    let health = loop {
-        let health = c.get("/healthz").json();
-        if health["log_head"] == json!(last) || Instant::now() > deadline {
-            break health;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let health = poll(
+        Duration::from_secs(5),
+        Duration::from_millis(50),
+        || c.get("/healthz").json(),
+        |health| health["log_head"] == json!(last),
+    );
     assert_eq!(health["log_head"], json!(last), "{health}");
     assert_eq!(health["lag"], json!(0), "{health}");
     let status = almanac(["cluster", "status", "--cluster", &pg.url()]).run();
@@ -390,19 +379,19 @@ fn without_postgresql_writes_answer_503_and_change_nothing_and_reads_go_on() {
 
     pg.start_again();
     // The node reconnects by itself.
-    let deadline = Instant::now() + Duration::from_secs(15);
-    let r = loop {
-        let r = admin.send(
-            &a,
-            "POST",
-            &format!("{NS}/tags?hide_empty=false"),
-            Some(json!({"name": "after"})),
-        );
-        if r.status != 503 || Instant::now() > deadline {
-            break r;
-        }
-        std::thread::sleep(Duration::from_millis(200));
-    };
+    let r = poll(
+        Duration::from_secs(15),
+        Duration::from_millis(200),
+        || {
+            admin.send(
+                &a,
+                "POST",
+                &format!("{NS}/tags?hide_empty=false"),
+                Some(json!({"name": "after"})),
+            )
+        },
+        |r| r.status != 503,
+    );
     assert_eq!(r.status, 201, "{}", r.describe());
     let names: Vec<String> = a.get(&format!("{NS}/tags?hide_empty=false")).json()["tags"]
         .as_array()
@@ -471,14 +460,12 @@ fn users_added_through_the_cluster_log_can_sign_in_on_every_running_node() {
 /// The first answer of `send` that is not a 401, trying for up to `seconds` (replication of
 /// a user written elsewhere).
 fn within_seconds(seconds: u64, send: impl Fn() -> Resp) -> Resp {
-    let deadline = Instant::now() + Duration::from_secs(seconds);
-    loop {
-        let r = send();
-        if r.status != 401 || Instant::now() > deadline {
-            return r;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    poll(
+        Duration::from_secs(seconds),
+        Duration::from_millis(50),
+        send,
+        |r| r.status != 401,
+    )
 }
 
 #[test]
@@ -729,11 +716,13 @@ fn a_node_whose_replica_is_ahead_of_the_log_refuses_writes_and_says_so() {
     // The same node on a log that never saw its writes (a database restored from an older
     // backup, say).
     let a = node(&lost, &dir);
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while a.get("/healthz").json()["status"] != "diverged" {
-        assert!(Instant::now() < deadline, "{}", a.get("/healthz").text());
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let health = poll(
+        Duration::from_secs(5),
+        Duration::from_millis(50),
+        || a.get("/healthz").json(),
+        |health| health["status"] == "diverged",
+    );
+    assert_eq!(health["status"], "diverged", "{health}");
     let r = admin.send(
         &a,
         "POST",

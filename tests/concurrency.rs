@@ -24,86 +24,8 @@ use std::thread;
 use std::time::Duration;
 
 const WINDOW: &str = "start_date=2000-01-01&end_date=2099-12-31";
-
-#[derive(Debug)]
-struct Answer {
-    status: u16,
-    total: Option<String>,
-    total_pages: Option<String>,
-    body: Value,
-}
-
-/// A keep-alive client; `auth: None` is anonymous. Every request here must be answered.
-#[derive(Clone)]
-struct Http {
-    client: reqwest::blocking::Client,
-    base: String,
-    auth: Option<String>,
-}
-
-impl Http {
-    fn new(srv: &Server, user: Option<&TestUser>) -> Http {
-        Http {
-            client: reqwest::blocking::Client::builder()
-                .no_proxy()
-                .timeout(Duration::from_secs(60))
-                .build()
-                .unwrap(),
-            base: srv.base.clone(),
-            auth: user.map(|u| basic(u.name, u.password)),
-        }
-    }
-
-    /// `path` is relative to the namespace, or starts with a language segment (`/es/...`)
-    /// when `full` is set.
-    fn send(&self, method: &str, path: &str, body: Option<&Value>) -> Answer {
-        let url = if path.starts_with("/es/") {
-            format!("{}{path}", self.base)
-        } else {
-            format!("{}{NS}{path}", self.base)
-        };
-        let mut rb = self.client.request(
-            reqwest::Method::from_bytes(method.as_bytes()).unwrap(),
-            &url,
-        );
-        if let Some(a) = &self.auth {
-            rb = rb.header("Authorization", a);
-        }
-        if let Some(b) = body {
-            rb = rb
-                .header("Content-Type", "application/json")
-                .body(serde_json::to_vec(b).unwrap());
-        }
-        let r = rb
-            .send()
-            .unwrap_or_else(|e| panic!("{method} {url} got no answer: {e}"));
-        let status = r.status().as_u16();
-        let header = |n: &str| {
-            r.headers()
-                .get(n)
-                .map(|v| v.to_str().unwrap_or("?").to_string())
-        };
-        let (total, total_pages) = (header("x-cal-total"), header("x-cal-totalpages"));
-        let bytes = r
-            .bytes()
-            .unwrap_or_else(|e| panic!("{method} {url}: body not read: {e}"));
-        let body = serde_json::from_slice(&bytes)
-            .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()));
-        Answer {
-            status,
-            total,
-            total_pages,
-            body,
-        }
-    }
-
-    /// A write that must succeed with `status`; returns the body.
-    fn write(&self, method: &str, path: &str, body: &Value, status: u16) -> Value {
-        let a = self.send(method, path, Some(body));
-        assert_eq!(a.status, status, "{method} {path} {body}: {}", a.body);
-        a.body
-    }
-}
+/// Every request here must be answered within this.
+const TIMEOUT: Duration = Duration::from_secs(60);
 
 fn id_of(v: &Value) -> u64 {
     v["id"]
@@ -149,15 +71,15 @@ fn together<R: Send>(n: usize, f: impl Fn(usize) -> R + Sync) -> Vec<R> {
 #[test]
 fn records_created_at_once_with_one_title_get_distinct_slugs_per_language() {
     let srv = Server::start_with_users(&[ADMIN]);
-    let http = Http::new(&srv, Some(&ADMIN));
+    let http = Http::new(&srv.base, Some(&ADMIN), TIMEOUT);
+    let http_es = http.language("/es");
     const THREADS: usize = 8;
     const EACH: usize = 4;
 
     // Events: even threads write in English, odd ones in Spanish; slugs are unique per kind
     // and language, so each language gets its own series.
     let made = together(THREADS, |t| {
-        let prefix = if t % 2 == 0 { "" } else { "/es" };
-        let path = format!("{prefix}{}/events", if t % 2 == 0 { "" } else { NS });
+        let http = if t % 2 == 0 { &http } else { &http_es };
         (0..EACH)
             .map(|i| {
                 let body = json!({
@@ -166,7 +88,7 @@ fn records_created_at_once_with_one_title_get_distinct_slugs_per_language() {
                     "start_date": "2031-06-14 19:30:00",
                     "end_date": "2031-06-14 23:00:00",
                 });
-                (t % 2, http.write("POST", &path, &body, 201))
+                (t % 2, http.write("POST", "/events", &body, 201))
             })
             .collect::<Vec<_>>()
     });
@@ -188,12 +110,8 @@ fn records_created_at_once_with_one_title_get_distinct_slugs_per_language() {
     }
     // What was answered is what is stored: each slug leads to the event that got it.
     for (lang, v) in &made {
-        let prefix = if *lang == 0 { "" } else { "/es" };
-        let path = format!(
-            "{prefix}{}/events/by-slug/{}",
-            if *lang == 0 { "" } else { NS },
-            v["slug"].as_str().unwrap()
-        );
+        let http = if *lang == 0 { &http } else { &http_es };
+        let path = format!("/events/by-slug/{}", v["slug"].as_str().unwrap());
         let a = http.send("GET", &path, None);
         assert_eq!(a.status, 200, "GET {path}: {}", a.body);
         assert_eq!(a.body["id"], v["id"], "GET {path}");
@@ -373,7 +291,7 @@ fn concurrent_field_updates(
 #[test]
 fn concurrent_partial_updates_of_one_record_keep_every_clients_last_write() {
     let srv = Server::start_with_users(&[ADMIN]);
-    let http = Http::new(&srv, Some(&ADMIN));
+    let http = Http::new(&srv.base, Some(&ADMIN), TIMEOUT);
     let venue = id_of(&http.write(
         "POST",
         "/venues",
@@ -544,8 +462,8 @@ fn check_item(item: &Value, what: &str, statuses: &[&str], problems: &mut Vec<St
 #[test]
 fn readers_beside_heavy_writes_see_no_errors_torn_records_or_short_pages() {
     let srv = Server::start_with_users(&[ADMIN]);
-    let admin = Http::new(&srv, Some(&ADMIN));
-    let anonymous = Http::new(&srv, None);
+    let admin = Http::new(&srv.base, Some(&ADMIN), TIMEOUT);
+    let anonymous = Http::new(&srv.base, None, TIMEOUT);
     const WRITERS: usize = 3;
     const READERS: usize = 3;
     const OPS: usize = 80;

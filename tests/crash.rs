@@ -40,7 +40,7 @@ const WINDOW: &str = "start_date=2000-01-01&end_date=2099-12-31";
 const ALL_STATUSES: &str = "publish,future,draft,pending,private,trash";
 
 // ---------------------------------------------------------------------------------------------
-// Randomness, words, HTTP
+// Randomness
 // ---------------------------------------------------------------------------------------------
 
 fn seed() -> u64 {
@@ -48,97 +48,6 @@ fn seed() -> u64 {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(SEED)
-}
-
-/// One answer: status, the totals headers and the JSON body (`Value::String` with the raw
-/// text when the body is not JSON).
-#[derive(Debug)]
-struct Answer {
-    status: u16,
-    total: Option<String>,
-    total_pages: Option<String>,
-    body: Value,
-}
-
-/// A keep-alive client authenticated as the administrator. Transport failures (the server
-/// was killed) are `Err`, not panics: they are an expected outcome here.
-#[derive(Clone)]
-struct Http {
-    client: reqwest::blocking::Client,
-    base: String,
-    auth: String,
-}
-
-impl Http {
-    fn new(base: &str) -> Http {
-        Http {
-            client: reqwest::blocking::Client::builder()
-                .no_proxy()
-                .timeout(Duration::from_secs(30))
-                .build()
-                .unwrap(),
-            base: base.to_string(),
-            auth: basic(ADMIN.name, ADMIN.password),
-        }
-    }
-
-    fn send(&self, method: &str, path: &str, body: Option<&Value>) -> Result<Answer, String> {
-        let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
-        let mut rb = self
-            .client
-            .request(method.clone(), format!("{}{NS}{path}", self.base))
-            .header("Authorization", &self.auth);
-        if let Some(b) = body {
-            rb = rb
-                .header("Content-Type", "application/json")
-                .body(serde_json::to_vec(b).unwrap());
-        }
-        let r = rb.send().map_err(|e| format!("{method} {path}: {e}"))?;
-        let status = r.status().as_u16();
-        let header = |n: &str| {
-            r.headers()
-                .get(n)
-                .map(|v| v.to_str().unwrap_or("?").to_string())
-        };
-        let (total, total_pages) = (header("x-cal-total"), header("x-cal-totalpages"));
-        let bytes = r.bytes().map_err(|e| format!("{method} {path}: {e}"))?;
-        let body = serde_json::from_slice(&bytes)
-            .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()));
-        Ok(Answer {
-            status,
-            total,
-            total_pages,
-            body,
-        })
-    }
-
-    /// A request that must be answered (the verification phase: the server is up).
-    fn get(&self, path: &str) -> Answer {
-        self.send("GET", path, None)
-            .unwrap_or_else(|e| panic!("the restarted server did not answer: {e}"))
-    }
-}
-
-/// Runs `f` over `items` on 8 threads; results in input order.
-fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let f = &f;
-    let mut out: Vec<(usize, R)> = thread::scope(|sc| {
-        let hs: Vec<_> = (0..8)
-            .map(|w| {
-                sc.spawn(move || {
-                    items
-                        .iter()
-                        .enumerate()
-                        .filter(|(i, _)| i % 8 == w)
-                        .map(|(i, x)| (i, f(x)))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        hs.into_iter().flat_map(|h| h.join().unwrap()).collect()
-    });
-    out.sort_by_key(|(i, _)| *i);
-    out.into_iter().map(|(_, r)| r).collect()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -503,7 +412,7 @@ fn writer(
         } else {
             200
         };
-        match http.send(method, &path, body.as_ref()) {
+        match http.try_send(method, &path, body.as_ref()) {
             Err(_) => {
                 ops.push(Op {
                     kind,
@@ -918,26 +827,13 @@ fn verify(http: &Http, known: &mut Known) -> Vec<String> {
 // ---------------------------------------------------------------------------------------------
 
 fn serve(dir: &std::path::Path, what: &str) -> Server {
-    let cmd =
-        almanac(["serve", "--listen", "127.0.0.1:0", "--data-dir"]).arg(dir.to_str().unwrap());
-    Server::launch(cmd, None)
-        .unwrap_or_else(|f| panic!("{what}: the server did not start: {}", f.output.describe()))
-}
-
-fn tail(s: &str, n: usize) -> &str {
-    let mut i = s.len().saturating_sub(n);
-    while !s.is_char_boundary(i) {
-        i += 1;
-    }
-    &s[i..]
+    Server::start(serve_cmd(dir), None, what)
 }
 
 #[test]
 fn acknowledged_writes_survive_sigkill_and_lists_and_search_agree_with_the_store() {
     let t0 = Instant::now();
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let dir = tmp.path().join("data");
-    add_user(&dir, &ADMIN);
+    let (_tmp, dir) = fresh_data_dir(&[ADMIN]);
     let mut rng = Rng::new(seed());
     let mut known = Known::default();
     let mut srv = serve(&dir, "first start");
@@ -961,7 +857,7 @@ fn acknowledged_writes_survive_sigkill_and_lists_and_search_agree_with_the_store
                 .zip(seeds)
                 .enumerate()
                 .map(|(owner, (mine, seed))| {
-                    let http = Http::new(&srv.base);
+                    let http = Http::new(&srv.base, Some(&ADMIN), Duration::from_secs(30));
                     let (stop, warm) = (&stop, &warm);
                     sc.spawn(move || writer(http, stop, warm, seed, owner, mine))
                 })
@@ -969,10 +865,12 @@ fn acknowledged_writes_survive_sigkill_and_lists_and_search_agree_with_the_store
             // The load is measured from the moment every writer has had its first answer
             // (the first request of a client pays for verifying its password), so that the
             // kill falls among writes in full flow.
-            let deadline = Instant::now() + Duration::from_secs(60);
-            while warm.load(Ordering::SeqCst) < WRITERS && Instant::now() < deadline {
-                thread::sleep(Duration::from_millis(5));
-            }
+            poll(
+                Duration::from_secs(60),
+                Duration::from_millis(5),
+                || warm.load(Ordering::SeqCst),
+                |n| *n >= WRITERS,
+            );
             thread::sleep(Duration::from_millis(load_ms));
             srv.signal("KILL");
             stop.store(true, Ordering::SeqCst);
@@ -1001,7 +899,7 @@ fn acknowledged_writes_survive_sigkill_and_lists_and_search_agree_with_the_store
         drop(srv);
 
         srv = serve(&dir, &format!("restart after SIGKILL #{cycle}"));
-        let http = Http::new(&srv.base);
+        let http = Http::new(&srv.base, Some(&ADMIN), Duration::from_secs(30));
         let failures = verify(&http, &mut known);
         if !failures.is_empty() {
             let n = failures.len();
@@ -1025,6 +923,5 @@ fn acknowledged_writes_survive_sigkill_and_lists_and_search_agree_with_the_store
         known.acked > 0 && known.recs.values().any(|r| r.kind == K::Event),
         "the writers got no event acknowledged at all"
     );
-    srv.signal("TERM");
-    assert_eq!(srv.wait_exit(Duration::from_secs(30)), Some(0));
+    srv.stop(Duration::from_secs(30));
 }

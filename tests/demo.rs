@@ -12,8 +12,7 @@ fn demo_flag_loads_an_upcoming_calendar_once() {
         almanac(["serve", "--demo", "--listen", "127.0.0.1:0", "--data-dir"])
             .arg(dir.to_str().unwrap())
     };
-    let mut srv = Server::launch(serve(), None)
-        .unwrap_or_else(|f| panic!("serve --demo: {}", f.output.describe()));
+    let mut srv = Server::start(serve(), None, "serve --demo");
     let events = srv.get(&format!("{NS}/events?per_page=50")).json();
     let total = events["total"].as_u64().expect("total");
     assert!(
@@ -73,8 +72,7 @@ fn demo_flag_loads_an_upcoming_calendar_once() {
     );
 
     // A second start with --demo adds nothing.
-    srv.signal("TERM");
-    assert_eq!(srv.wait_exit(std::time::Duration::from_secs(15)), Some(0));
+    srv.stop(std::time::Duration::from_secs(15));
     drop(srv);
     let srv = Server::launch(serve(), None).expect("second start");
     let again = srv.get(&format!("{NS}/events?per_page=50")).json();

@@ -15,7 +15,6 @@ use chrono::{Datelike, Duration as CDur, NaiveDate, NaiveDateTime, TimeZone, Utc
 use chrono_tz::America::New_York;
 use common::*;
 use serde_json::{json, Map, Value};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 
 // ---------------------------------------------------------------------------------------------
@@ -33,53 +32,8 @@ const AUTHOR_ID: i64 = 3;
 const CONTRIBUTOR_ID: i64 = 4;
 const UNKNOWN_ID: i64 = 999_999;
 
-/// A unique lower-case word.
-fn tok() -> String {
-    static N: AtomicU64 = AtomicU64::new(1);
-    let mut x = N
-        .fetch_add(1, Ordering::SeqCst)
-        .wrapping_add(std::process::id() as u64)
-        .wrapping_add(
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap()
-                .as_nanos() as u64,
-        )
-        .wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    let mut s = String::from("zq");
-    for _ in 0..8 {
-        x ^= x >> 31;
-        x = x.wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        x ^= x >> 29;
-        s.push((b'a' + (x % 26) as u8) as char);
-    }
-    s
-}
-
-/// `application/x-www-form-urlencoded` encoding.
-fn enc(s: &str) -> String {
-    let mut out = String::new();
-    for b in s.bytes() {
-        match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'*' | b'-' | b'.' | b'_' => {
-                out.push(b as char)
-            }
-            b' ' => out.push('+'),
-            _ => out.push_str(&format!("%{b:02X}")),
-        }
-    }
-    out
-}
-
 fn send(method: &str, path: &str, who: Option<&TestUser>, body: Option<&Value>) -> Resp {
-    let mut r = srv().req(method, path);
-    if let Some(u) = who {
-        r = r.user(u);
-    }
-    if let Some(b) = body {
-        r = r.json_body(b);
-    }
-    r.send()
+    srv().send(method, path, who, body)
 }
 
 fn ev(id: i64) -> String {
@@ -95,16 +49,6 @@ fn base() -> String {
     format!("{}{NS}", srv().public)
 }
 
-/// Merges the members of `extra` into `a`.
-fn merge(mut a: Value, extra: Value) -> Value {
-    if let (Value::Object(m), Value::Object(e)) = (&mut a, extra) {
-        for (k, v) in e {
-            m.insert(k, v);
-        }
-    }
-    a
-}
-
 /// Minimal valid create body.
 fn body(title: &str) -> Value {
     json!({"title": title, "start_date": "2027-05-01 10:00:00", "end_date": "2027-05-01 12:00:00"})
@@ -115,9 +59,7 @@ fn create(who: Option<&TestUser>, b: &Value) -> Resp {
 }
 
 fn create_ok(who: &TestUser, b: Value) -> Value {
-    let r = create(Some(who), &b);
-    assert_eq!(r.status, 201, "create {b}: {}", r.describe());
-    r.json()
+    srv().create(who, &events(), &b)
 }
 
 /// Creates an event titled `"{title}"` with the minimal body plus `extra`, returns the body.
@@ -136,9 +78,7 @@ fn patch(who: Option<&TestUser>, id: i64, b: Value) -> Resp {
 }
 
 fn patch_ok(who: &TestUser, id: i64, b: Value) -> Value {
-    let r = patch(Some(who), id, b.clone());
-    assert_eq!(r.status, 200, "update {id} with {b}: {}", r.describe());
-    r.json()
+    srv().write("PATCH", &ev(id), who, &b, 200)
 }
 
 fn get(path: &str, who: Option<&TestUser>) -> Resp {
@@ -146,9 +86,7 @@ fn get(path: &str, who: Option<&TestUser>) -> Resp {
 }
 
 fn get_ok(path: &str, who: Option<&TestUser>) -> Value {
-    let r = get(path, who);
-    assert_eq!(r.status, 200, "GET {path}: {}", r.describe());
-    r.json()
+    srv().get_ok(path, who)
 }
 
 fn del(id: i64, who: Option<&TestUser>) -> Resp {
@@ -156,113 +94,19 @@ fn del(id: i64, who: Option<&TestUser>) -> Resp {
 }
 
 fn mk_venue(name: &str) -> i64 {
-    let r = send(
-        "POST",
-        &format!("{NS}/venues"),
-        Some(&ADMIN),
-        Some(&json!({"venue": name})),
-    );
-    assert_eq!(r.status, 201, "create venue: {}", r.describe());
-    id_of(&r.json())
+    id_of(&srv().create(&ADMIN, &format!("{NS}/venues"), &json!({"venue": name})))
 }
 
 fn mk_organizer(name: &str) -> i64 {
-    let r = send(
-        "POST",
+    id_of(&srv().create(
+        &ADMIN,
         &format!("{NS}/organizers"),
-        Some(&ADMIN),
-        Some(&json!({"organizer": name})),
-    );
-    assert_eq!(r.status, 201, "create organizer: {}", r.describe());
-    id_of(&r.json())
-}
-
-/// `rest_invalid_param` naming exactly `names` (sub-codes not checked); returns the body.
-fn assert_bad(r: &Resp, names: &[&str]) -> Value {
-    let v = assert_error(r, 400, "rest_invalid_param");
-    let params = v["data"]["params"]
-        .as_object()
-        .unwrap_or_else(|| panic!("data.params object; {}", r.describe()));
-    let details = v["data"]["details"]
-        .as_object()
-        .unwrap_or_else(|| panic!("data.details object; {}", r.describe()));
-    let mut got: Vec<&str> = params.keys().map(|s| s.as_str()).collect();
-    got.sort();
-    let mut want: Vec<&str> = names.to_vec();
-    want.sort();
-    want.dedup();
-    assert_eq!(got, want, "data.params names; {}", r.describe());
-    let mut dk: Vec<&str> = details.keys().map(|s| s.as_str()).collect();
-    dk.sort();
-    assert_eq!(dk, want, "data.details names; {}", r.describe());
-    for n in names {
-        assert!(params[*n].is_string(), "params.{n} is a string");
-        let d = &details[*n];
-        assert_eq!(keys(d), vec!["code", "message", "data"], "details.{n}: {d}");
-        assert!(d["code"].is_string() && d["message"].is_string());
-        assert_eq!(d["data"]["param"], *n, "details.{n}.data.param");
-    }
-    v
+        &json!({"organizer": name}),
+    ))
 }
 
 fn subcode<'a>(v: &'a Value, name: &str) -> &'a str {
     v["data"]["details"][name]["code"].as_str().unwrap_or("")
-}
-
-/// All keys of the event representation in order (§1.1).
-fn event_keys(with_json_ld: bool) -> Vec<&'static str> {
-    let mut k = vec![
-        "id",
-        "global_id",
-        "global_id_lineage",
-        "author",
-        "status",
-        "date",
-        "date_utc",
-        "modified",
-        "modified_utc",
-        "url",
-        "rest_url",
-        "title",
-        "description",
-        "excerpt",
-        "slug",
-        "image",
-        "all_day",
-        "start_date",
-        "start_date_details",
-        "end_date",
-        "end_date_details",
-        "utc_start_date",
-        "utc_start_date_details",
-        "utc_end_date",
-        "utc_end_date_details",
-        "timezone",
-        "timezone_abbr",
-        "cost",
-        "cost_details",
-        "website",
-        "show_map",
-        "show_map_link",
-        "hide_from_listings",
-        "sticky",
-        "featured",
-        "categories",
-        "tags",
-        "venue",
-        "organizer",
-        "custom_fields",
-    ];
-    if with_json_ld {
-        k.push("json_ld");
-    }
-    k.extend(["language", "translations", "ticketed", "post_parent"]);
-    k
-}
-
-fn is_datetime(v: &Value) -> bool {
-    let Some(s) = v.as_str() else { return false };
-    NaiveDateTime::parse_from_str(s, "%Y-%m-%d %H:%M:%S").is_ok() && s.len() == 19
 }
 
 fn ndt(s: &str) -> NaiveDateTime {
@@ -693,12 +537,12 @@ fn processing_order_create() {
     assert!(v["data"].get("details").is_none());
     // Invalid params before authorization, even anonymous.
     let r = create(None, &merge(body("x"), json!({"website": "foo"})));
-    assert_bad(&r, &["website"]);
+    assert_invalid_param_names(&r, &["website"]);
     let r = create(
         Some(&SUBSCRIBER),
         &merge(body("x"), json!({"all_day": "yes"})),
     );
-    assert_bad(&r, &["all_day"]);
+    assert_invalid_param_names(&r, &["all_day"]);
     // Then authorization.
     let t = tok();
     let r = create(None, &body(&format!("Anon {t}")));
@@ -706,11 +550,11 @@ fn processing_order_create() {
     let r = create(Some(&SUBSCRIBER), &body(&format!("Sub {t}")));
     assert_plain_error(&r, 403, "rest_forbidden");
     // Nothing was written.
-    assert_bad(
+    assert_invalid_param_names(
         &get(&ev_slug(&format!("anon-{t}")), Some(&ADMIN)),
         &["slug"],
     );
-    assert_bad(&get(&ev_slug(&format!("sub-{t}")), Some(&ADMIN)), &["slug"]);
+    assert_invalid_param_names(&get(&ev_slug(&format!("sub-{t}")), Some(&ADMIN)), &["slug"]);
     // JSON null is absent.
     let r = create(
         Some(&ADMIN),
@@ -787,7 +631,7 @@ fn processing_order_single_routes() {
         "rest-event-not-found",
     );
     // Bad parameter on a missing ID, anonymous: validation first.
-    assert_bad(
+    assert_invalid_param_names(
         &patch(None, UNKNOWN_ID, json!({"website": "foo"})),
         &["website"],
     );
@@ -1036,11 +880,11 @@ fn dst_crossing_pair_and_abbreviations() {
             Some(&ADMIN),
             &merge(body("Badtz"), json!({"timezone": bad})),
         );
-        let v = assert_bad(&r, &["timezone"]);
+        let v = assert_invalid_param_names(&r, &["timezone"]);
         assert_eq!(subcode(&v, "timezone"), "rest_invalid_format", "{bad}");
     }
     let r = create(Some(&ADMIN), &merge(body("Badtz"), json!({"timezone": 5})));
-    assert_bad(&r, &["timezone"]);
+    assert_invalid_param_names(&r, &["timezone"]);
 }
 
 fn now_ny() -> NaiveDateTime {
@@ -1195,18 +1039,18 @@ fn invalid_date_inputs() {
         "foo",
     ] {
         let r = create_ny(json!(bad));
-        let v = assert_bad(&r, &["start_date"]);
+        let v = assert_invalid_param_names(&r, &["start_date"]);
         assert_eq!(subcode(&v, "start_date"), "rest_invalid_format", "{bad:?}");
     }
     for bad in [json!(""), json!(true), json!([]), json!({})] {
         let r = create_ny(bad.clone());
-        assert_bad(&r, &["start_date"]);
+        assert_invalid_param_names(&r, &["start_date"]);
     }
     let r = create(
         Some(&ADMIN),
         &json!({"title": "x", "start_date": "foo", "end_date": "", "date": "foo", "date_utc": "bar"}),
     );
-    assert_bad(&r, &["start_date", "end_date", "date", "date_utc"]);
+    assert_invalid_param_names(&r, &["start_date", "end_date", "date", "date_utc"]);
 }
 
 #[test]
@@ -1480,7 +1324,7 @@ fn slug_rules() {
     assert_eq!(es["slug"], format!("moved-{t}").as_str());
     // Bad slugs.
     for bad in [json!(""), json!(5), json!(["a"])] {
-        assert_bad(
+        assert_invalid_param_names(
             &create(Some(&ADMIN), &merge(body("x"), json!({"slug": bad}))),
             &["slug"],
         );
@@ -1516,8 +1360,8 @@ fn trash_and_restore() {
     assert_plain_error(&del(id, None), 401, "rest_forbidden");
     assert_plain_error(&del(id, Some(&SUBSCRIBER)), 403, "rest_forbidden");
     // Old slug not found, trashed slug not found by GET (trash excluded).
-    assert_bad(&get(&ev_slug(&slug), Some(&ADMIN)), &["slug"]);
-    assert_bad(
+    assert_invalid_param_names(&get(&ev_slug(&slug), Some(&ADMIN)), &["slug"]);
+    assert_invalid_param_names(
         &get(&ev_slug(&format!("{slug}__trashed")), Some(&ADMIN)),
         &["slug"],
     );
@@ -1552,7 +1396,7 @@ fn trash_and_restore() {
     assert_eq!(u["status"], "draft");
     assert_eq!(u["slug"], format!("comeback-{t}").as_str());
     // `trash` is not a writable status.
-    let v = assert_bad(
+    let v = assert_invalid_param_names(
         &patch(Some(&ADMIN), cid, json!({"status": "trash"})),
         &["status"],
     );
@@ -1637,7 +1481,7 @@ fn cost_rules() {
         assert!(same_json(&u["cost_details"], &empty));
     }
     for bad in [json!({"a": 1}), json!(true)] {
-        assert_bad(
+        assert_invalid_param_names(
             &create(Some(&ADMIN), &merge(body("x"), json!({"cost": bad}))),
             &["cost"],
         );
@@ -1751,7 +1595,7 @@ fn categories_and_tags() {
     assert_eq!(c["tags"][0]["name"], format!("Contrib tag {t}").as_str());
     // Bad types.
     for bad in [json!({"a": 1}), json!(true)] {
-        assert_bad(
+        assert_invalid_param_names(
             &create(
                 Some(&ADMIN),
                 &merge(body("x"), json!({"categories": bad, "tags": bad})),
@@ -1888,9 +1732,9 @@ fn venue_links() {
         json!("abc"),
     ] {
         let r = patch(Some(&ADMIN), id, json!({"venue": bad}));
-        assert_bad(&r, &["venue"]);
+        assert_invalid_param_names(&r, &["venue"]);
         let r = create(Some(&ADMIN), &merge(body("x"), json!({"venue": bad})));
-        assert_bad(&r, &["venue"]);
+        assert_invalid_param_names(&r, &["venue"]);
     }
     assert_eq!(get_ok(&ev(id), None)["venue"]["id"], json!(v1));
     assert_eq!(venue_search_total(&format!("badsite{t}")), 0);
@@ -1926,7 +1770,7 @@ fn venue_links() {
         Some(&json!({"venue": format!("Sala {t}"), "translation_language": "es"})),
     );
     let es_venue = id_of(&r.json());
-    assert_bad(
+    assert_invalid_param_names(
         &create(Some(&ADMIN), &merge(body("x"), json!({"venue": es_venue}))),
         &["venue"],
     );
@@ -2002,7 +1846,7 @@ fn organizer_links() {
         json!(true),
     ] {
         let r = patch(Some(&ADMIN), id, json!({"organizer": bad}));
-        assert_bad(&r, &["organizer"]);
+        assert_invalid_param_names(&r, &["organizer"]);
     }
     // Both bad together are both reported.
     let r = create(
@@ -2012,7 +1856,7 @@ fn organizer_links() {
             json!({"organizer": UNKNOWN_ID, "venue": UNKNOWN_ID}),
         ),
     );
-    assert_bad(&r, &["organizer", "venue"]);
+    assert_invalid_param_names(&r, &["organizer", "venue"]);
 }
 
 #[test]
@@ -2030,7 +1874,7 @@ fn failed_event_writes_create_no_inline_records() {
             json!({"website": "foo"}),
         ),
     );
-    assert_bad(&r, &["website"]);
+    assert_invalid_param_names(&r, &["website"]);
     // 2. Permission failure (anonymous / subscriber).
     let r = create(None, &merge(body(&format!("Ghost {t}")), inline.clone()));
     assert_error(&r, 401, "rest_forbidden");
@@ -2080,11 +1924,11 @@ fn failed_event_writes_create_no_inline_records() {
         0,
         "no inline organizer survived"
     );
-    assert_bad(
+    assert_invalid_param_names(
         &get(&format!("{NS}/venues/by-slug/ghost{t}-hall"), Some(&ADMIN)),
         &["slug"],
     );
-    assert_bad(
+    assert_invalid_param_names(
         &get(&ev_slug(&format!("ghost-{t}")), Some(&ADMIN)),
         &["slug"],
     );
@@ -2231,7 +2075,7 @@ fn password_protected_events() {
     assert!(g["json_ld"].is_object(), "json_ld back once unprotected");
     // Password rules.
     for bad in [json!(5), json!(true), json!(["a"]), json!("x".repeat(256))] {
-        assert_bad(
+        assert_invalid_param_names(
             &create(Some(&ADMIN), &merge(body("x"), json!({"password": bad}))),
             &["password"],
         );
@@ -2297,7 +2141,7 @@ fn status_on_create_per_role() {
     }
     for bad in ["bogus", "trash", "", "PUBLISH"] {
         let r = create(Some(&ADMIN), &merge(body("x"), json!({"status": bad})));
-        assert_bad(&r, &["status"]);
+        assert_invalid_param_names(&r, &["status"]);
     }
 }
 
@@ -2385,7 +2229,7 @@ fn role_matrix_edit_and_delete() {
     }
     get_ok(&ev(pid), Some(&EDITOR));
     // By slug: unreadable → 400.
-    assert_bad(
+    assert_invalid_param_names(
         &get(&ev_slug(pv["slug"].as_str().unwrap()), Some(&AUTHOR)),
         &["slug"],
     );
@@ -2404,7 +2248,7 @@ fn author_field_and_reassignment() {
         &merge(body(&format!("Reassign {t}")), json!({"author": EDITOR_ID})),
     );
     assert_plain_error(&r, 403, "rest_cannot_edit_others");
-    assert_bad(
+    assert_invalid_param_names(
         &get(&ev_slug(&format!("reassign-{t}")), Some(&ADMIN)),
         &["slug"],
     );
@@ -2437,7 +2281,7 @@ fn author_field_and_reassignment() {
     assert_eq!(u["author"], "4");
     for bad in [json!(23), json!(""), json!("foo"), json!(1.5), json!(true)] {
         let r = create(Some(&ADMIN), &merge(body("x"), json!({"author": bad})));
-        assert_bad(&r, &["author"]);
+        assert_invalid_param_names(&r, &["author"]);
     }
 }
 
@@ -2486,14 +2330,14 @@ fn images() {
             json!({"image": format!("https://img.example.net/{t}/c.png")}),
         ),
     );
-    let v = assert_bad(&r, &["image"]);
+    let v = assert_invalid_param_names(&r, &["image"]);
     assert_eq!(subcode(&v, "image"), "rest_forbidden_value");
     let r = patch(
         Some(&CONTRIBUTOR),
         id_of(&c),
         json!({"image": format!("https://img.example.net/{t}/c.png")}),
     );
-    assert_bad(&r, &["image"]);
+    assert_invalid_param_names(&r, &["image"]);
     // Bad values.
     let venue = mk_venue(&format!("Imgvenue {t}"));
     for bad in [
@@ -2508,7 +2352,7 @@ fn images() {
         json!(-1),
     ] {
         let r = create(Some(&ADMIN), &merge(body("x"), json!({"image": bad})));
-        assert_bad(&r, &["image"]);
+        assert_invalid_param_names(&r, &["image"]);
     }
     // json_ld image.
     let g = get_ok(&ev(id_of(&a)), None);
@@ -2566,7 +2410,7 @@ fn sanitizing_and_text_fields() {
         ("excerpt", json!([])),
     ] {
         let r = patch(Some(&EDITOR), id_of(&e), json!({k: bad}));
-        assert_bad(&r, &[k]);
+        assert_invalid_param_names(&r, &[k]);
     }
 }
 
@@ -2609,7 +2453,7 @@ fn website_and_flags() {
         "http://exa mple.org",
     ] {
         let r = patch(Some(&AUTHOR), id, json!({"website": bad}));
-        let e = assert_bad(&r, &["website"]);
+        let e = assert_invalid_param_names(&r, &["website"]);
         assert_eq!(subcode(&e, "website"), "rest_invalid_format", "{bad}");
     }
     for f in [
@@ -2629,7 +2473,7 @@ fn website_and_flags() {
             json!([true]),
         ] {
             let r = patch(Some(&AUTHOR), id, json!({f: bad}));
-            let e = assert_bad(&r, &[f]);
+            let e = assert_invalid_param_names(&r, &[f]);
             assert_eq!(subcode(&e, f), "rest_invalid_type", "{f}={bad}");
         }
     }
@@ -2669,7 +2513,7 @@ fn post_parent_and_ignored_fields() {
         json!(-1),
     ] {
         let r = patch(Some(&ADMIN), cid, json!({"post_parent": bad}));
-        assert_bad(&r, &["post_parent"]);
+        assert_invalid_param_names(&r, &["post_parent"]);
     }
     // Parent in another language.
     let es = mk(
@@ -2677,7 +2521,7 @@ fn post_parent_and_ignored_fields() {
         &format!("Es parent {t}"),
         json!({"translation_language": "es"}),
     );
-    assert_bad(
+    assert_invalid_param_names(
         &patch(Some(&ADMIN), cid, json!({"post_parent": id_of(&es)})),
         &["post_parent"],
     );
@@ -2707,7 +2551,7 @@ fn scheduling() {
         403,
         "event-not-accessible",
     );
-    assert_bad(&get(&ev_slug(f["slug"].as_str().unwrap()), None), &["slug"]);
+    assert_invalid_param_names(&get(&ev_slug(f["slug"].as_str().unwrap()), None), &["slug"]);
     assert_eq!(get_ok(&ev(id), Some(&ADMIN))["status"], "future");
     // Status omitted + future date → future; future + past date → publish.
     let g = mk(
@@ -2775,10 +2619,10 @@ fn by_slug_routes() {
     let g = get_ok(&ev_slug(&format!("Spring%20Concert%20{t}")), None);
     assert_eq!(g["id"], json!(id));
     // Unknown / other kinds → 400.
-    assert_bad(&get(&ev_slug(&format!("nope-{t}")), None), &["slug"]);
+    assert_invalid_param_names(&get(&ev_slug(&format!("nope-{t}")), None), &["slug"]);
     mk_venue(&format!("Slugvenue {t}"));
-    assert_bad(&get(&ev_slug(&format!("slugvenue-{t}")), None), &["slug"]);
-    assert_bad(&get(&ev_slug(&format!("a%2Fb{t}")), None), &["slug"]);
+    assert_invalid_param_names(&get(&ev_slug(&format!("slugvenue-{t}")), None), &["slug"]);
+    assert_invalid_param_names(&get(&ev_slug(&format!("a%2Fb{t}")), None), &["slug"]);
     // Draft: anonymous 400, owner and editor 200.
     let d = mk(
         &AUTHOR,
@@ -2786,8 +2630,8 @@ fn by_slug_routes() {
         json!({"status": "draft"}),
     );
     let ds = d["slug"].as_str().unwrap().to_string();
-    assert_bad(&get(&ev_slug(&ds), None), &["slug"]);
-    assert_bad(&get(&ev_slug(&ds), Some(&CONTRIBUTOR)), &["slug"]);
+    assert_invalid_param_names(&get(&ev_slug(&ds), None), &["slug"]);
+    assert_invalid_param_names(&get(&ev_slug(&ds), Some(&CONTRIBUTOR)), &["slug"]);
     get_ok(&ev_slug(&ds), Some(&AUTHOR));
     get_ok(&ev_slug(&ds), Some(&EDITOR));
     // Update by slug.
@@ -2847,7 +2691,7 @@ fn by_slug_routes() {
     );
     assert_eq!(r.status, 200, "{}", r.describe());
     assert_eq!(r.json()["slug"], format!("renamed-{t}").as_str());
-    assert_bad(&get(&ev_slug(&slug), None), &["slug"]);
+    assert_invalid_param_names(&get(&ev_slug(&slug), None), &["slug"]);
     get_ok(&ev_slug(&format!("renamed-{t}")), None);
     // Author reassignment by slug.
     assert_plain_error(
@@ -2872,7 +2716,7 @@ fn by_slug_routes() {
     assert_eq!(r.status, 200, "{}", r.describe());
     assert_eq!(r.json()["slug"], format!("slugtrash-{t}").as_str());
     // Delete by slug.
-    assert_bad(
+    assert_invalid_param_names(
         &send(
             "DELETE",
             &ev_slug(&format!("unknown-{t}")),
@@ -2906,7 +2750,7 @@ fn by_slug_routes() {
     let dv = r.json();
     assert_eq!(dv["status"], "trash");
     assert!(dv.get("json_ld").is_none());
-    assert_bad(
+    assert_invalid_param_names(
         &get(&ev_slug(&format!("renamed-{t}")), Some(&ADMIN)),
         &["slug"],
     );
@@ -2954,7 +2798,7 @@ fn translation_groups() {
     let v = assert_error(&r, 409, "translation-conflict");
     assert_eq!(v["data"]["language"], "es");
     assert_eq!(v["data"]["translation_id"], json!(es_id));
-    assert_bad(
+    assert_invalid_param_names(
         &get(&ev_slug(&format!("otra-{t}")), Some(&ADMIN)),
         &["slug"],
     );
@@ -3025,7 +2869,7 @@ fn translation_groups() {
         404,
         "rest-event-not-found",
     );
-    assert_bad(
+    assert_invalid_param_names(
         &get(&format!("{}?translation_language=fr", ev(en_id)), None),
         &["translation_language"],
     );
@@ -3055,7 +2899,7 @@ fn translation_groups() {
     );
     // By slug in es.
     let es_slug = es["slug"].as_str().unwrap();
-    assert_bad(&get(&ev_slug(es_slug), None), &["slug"]);
+    assert_invalid_param_names(&get(&ev_slug(es_slug), None), &["slug"]);
     let g = get_ok(&format!("/es{NS}/events/by-slug/{es_slug}"), None);
     assert_eq!(g["id"], json!(es_id));
     let g = get_ok(
@@ -3075,7 +2919,7 @@ fn translation_groups() {
     // Unknown / wrong-kind target.
     let venue = mk_venue(&format!("Tv {t}"));
     for bad in [json!(UNKNOWN_ID), json!(venue), json!("x")] {
-        assert_bad(
+        assert_invalid_param_names(
             &create(
                 Some(&ADMIN),
                 &merge(body("x"), json!({"translation_of": bad})),
@@ -3150,7 +2994,7 @@ fn invalid_values_on_every_field() {
         // Create, as admin and as anonymous (validation first).
         for who in [Some(&ADMIN), None] {
             let r = create(who, &b);
-            let v = assert_bad(&r, &names);
+            let v = assert_invalid_param_names(&r, &names);
             for (n, sub) in [
                 ("start_date", "rest_invalid_format"),
                 ("timezone", "rest_invalid_format"),
@@ -3164,9 +3008,9 @@ fn invalid_values_on_every_field() {
         }
         // Update: same errors, nothing changed.
         let r = patch(Some(&ADMIN), tid, b.clone());
-        assert_bad(&r, &names);
+        assert_invalid_param_names(&r, &names);
         let r = patch(None, tid, b.clone());
-        assert_bad(&r, &names);
+        assert_invalid_param_names(&r, &names);
         let g = get_ok(&ev(tid), Some(&ADMIN));
         assert_eq!(g["modified"], target["modified"], "nothing written");
         assert_eq!(g["title"], target["title"]);
@@ -3179,8 +3023,8 @@ fn invalid_values_on_every_field() {
             json!({"categories": [format!("Halfcat {t}")], "featured": "maybe"}),
         ),
     );
-    assert_bad(&r, &["featured"]);
-    assert_bad(
+    assert_invalid_param_names(&r, &["featured"]);
+    assert_invalid_param_names(
         &get(&ev_slug(&format!("halfbad-{t}")), Some(&ADMIN)),
         &["slug"],
     );
@@ -3212,7 +3056,7 @@ fn form_encoded_create() {
         ("cost", "20".to_string()),
     ]
     .iter()
-    .map(|(k, v)| format!("{}={}", enc(k), enc(v)))
+    .map(|(k, v)| format!("{}={}", form_encode(k), form_encode(v)))
     .collect::<Vec<_>>()
     .join("&");
     let r = srv()
@@ -3259,11 +3103,11 @@ fn empty_password_parameter_is_invalid() {
     let v = mk(&ADMIN, &format!("Pwempty {t}"), json!({"password": "x1"}));
     let id = id_of(&v);
     for p in [ev(id), ev_slug(v["slug"].as_str().unwrap())] {
-        assert_bad(&get(&format!("{p}?password="), None), &["password"]);
+        assert_invalid_param_names(&get(&format!("{p}?password="), None), &["password"]);
     }
     // Same for an unprotected event (validation does not depend on the record).
     let w = mk(&ADMIN, &format!("Pwempty2 {t}"), json!({}));
-    assert_bad(
+    assert_invalid_param_names(
         &get(&format!("{}?password=", ev(id_of(&w))), None),
         &["password"],
     );

@@ -14,18 +14,12 @@ use std::time::{Duration, Instant};
 /// A server for `users` with the given extra environment, and its temporary directory (dropped
 /// after the server).
 fn start_with_env(users: &[TestUser], env: &[(&str, &str)]) -> (Server, tempfile::TempDir) {
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let dir = tmp.path().join("data");
-    for u in users {
-        add_user(&dir, u);
-    }
-    let mut cmd =
-        almanac(["serve", "--listen", "127.0.0.1:0", "--data-dir"]).arg(dir.to_str().unwrap());
+    let (tmp, dir) = fresh_data_dir(users);
+    let mut cmd = serve_cmd(&dir);
     for (k, v) in env {
         cmd = cmd.env(k, v);
     }
-    let srv = Server::launch(cmd, None)
-        .unwrap_or_else(|f| panic!("server did not start: {}", f.output.describe()));
+    let srv = Server::start(cmd, None, "serve");
     (srv, tmp)
 }
 
@@ -208,11 +202,7 @@ fn invalid_limit_variables_exit_2_before_touching_the_data_dir() {
         ("ALMANAC_HEADER_TIMEOUT", "soon"),
         ("ALMANAC_BODY_TIMEOUT", "-1"),
     ] {
-        let o = almanac(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
-            .arg(dir.to_str().unwrap())
-            .env(name, value)
-            .timeout(30)
-            .run();
+        let o = serve_cmd(&dir).env(name, value).timeout(30).run();
         assert_eq!(o.code, Some(2), "{name}={value}: {}", o.describe());
         assert!(o.stderr.starts_with("error: "), "{}", o.describe());
         assert!(o.stderr.contains(name), "{}", o.describe());
@@ -320,10 +310,7 @@ fn no_password_or_authorization_value_reaches_the_logs_even_at_trace() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("data");
     let dir_arg = dir.to_str().unwrap();
-    let serve = || {
-        almanac(["serve", "--listen", "127.0.0.1:0", "--data-dir", dir_arg])
-            .env("ALMANAC_LOG", "trace")
-    };
+    let serve = || serve_cmd(&dir).env("ALMANAC_LOG", "trace");
 
     // First start: the generated admin password is printed once on stdout, never logged.
     let mut first = Server::launch(serve(), None).expect("first start");
@@ -340,8 +327,7 @@ fn no_password_or_authorization_value_reaches_the_logs_even_at_trace() {
         .auth("admin", "wrong-admin-guess-77")
         .send();
     assert_eq!(r.status, 401);
-    first.signal("TERM");
-    assert_eq!(first.wait_exit(Duration::from_secs(15)), Some(0));
+    first.stop(Duration::from_secs(15));
     assert_eq!(first.stdout_text().matches(&admin_pw).count(), 1);
     let mut secrets = vec![admin_pw.clone(), "wrong-admin-guess-77".to_string()];
     let mut auth_values = vec![
@@ -436,8 +422,7 @@ fn no_password_or_authorization_value_reaches_the_logs_even_at_trace() {
     assert_throttled(&srv.req("GET", NS).auth("ed", "Editor-Guess-Mn2-x").send());
     secrets.extend([event_pw.into(), form_pw.into(), "Editor-Guess-Mn2".into()]);
     auth_values.push(basic("ed", "Editor-Guess-Mn2-0"));
-    srv.signal("TERM");
-    assert_eq!(srv.wait_exit(Duration::from_secs(15)), Some(0));
+    srv.stop(Duration::from_secs(15));
     assert_eq!(
         srv.stdout_text(),
         format!("listening on {}\n", srv.base),

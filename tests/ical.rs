@@ -232,13 +232,7 @@ fn start() -> Server {
 }
 
 fn write(s: &Server, method: &str, path: &str, body: Value, status: u16) -> Value {
-    let r = s
-        .req(method, &format!("{NS}{path}"))
-        .user(&ADMIN)
-        .json_body(&body)
-        .send();
-    assert_eq!(r.status, status, "{method} {path} {body}: {}", r.describe());
-    r.json()
+    s.write(method, &format!("{NS}{path}"), &ADMIN, &body, status)
 }
 
 fn create_event(s: &Server, body: Value) -> Value {
@@ -251,9 +245,7 @@ fn id(v: &Value) -> u64 {
 
 /// `GET /events/{id}` as the administrator.
 fn event_json(s: &Server, id: u64) -> Value {
-    let r = s.get_as(&format!("{NS}/events/{id}"), &ADMIN);
-    assert_eq!(r.status, 200, "{}", r.describe());
-    r.json()
+    s.get_ok(&format!("{NS}/events/{id}"), Some(&ADMIN))
 }
 
 /// `YYYY-MM-DD HH:MM:SS` of the JSON.
@@ -1291,36 +1283,6 @@ fn link_entries(value: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-fn query_pairs(url: &str) -> Vec<(String, String)> {
-    let query = url.split_once('?').map(|(_, q)| q).unwrap_or("");
-    let decode = |s: &str| {
-        let s = s.replace('+', " ");
-        let bytes = s.as_bytes();
-        let mut out = Vec::new();
-        let mut i = 0;
-        while i < bytes.len() {
-            if bytes[i] == b'%' {
-                out.push(u8::from_str_radix(&s[i + 1..i + 3], 16).unwrap());
-                i += 3;
-            } else {
-                out.push(bytes[i]);
-                i += 1;
-            }
-        }
-        String::from_utf8(out).unwrap()
-    };
-    let mut pairs: Vec<(String, String)> = query
-        .split('&')
-        .filter(|p| !p.is_empty())
-        .map(|p| {
-            let (k, v) = p.split_once('=').unwrap_or((p, ""));
-            (decode(k), decode(v))
-        })
-        .collect();
-    pairs.sort();
-    pairs
-}
-
 #[test]
 fn feeds_are_linked_documented_and_served_per_language() {
     let s = start();
@@ -1376,7 +1338,9 @@ fn feeds_are_linked_documented_and_served_per_language() {
         ("start_date".to_string(), "2027-02-01".to_string()),
     ];
     want.sort();
-    assert_eq!(query_pairs(url), want, "{url}");
+    let mut got = query_params(url);
+    got.sort();
+    assert_eq!(got, want, "{url}");
     // Following it gives every event of the list.
     let linked = s.get(url.strip_prefix(&s.public).unwrap());
     assert_eq!(feed_of(&linked).ids(), vec![id(&english)]);
@@ -1429,11 +1393,7 @@ fn a_feed_keeps_the_first_five_thousand_events_in_list_order() {
         .timeout(300)
         .run();
     assert_eq!(out.code, Some(0), "{}", out.describe());
-    let s = Server::launch(
-        almanac(["serve", "--listen", "127.0.0.1:0", "--data-dir"]).arg(dir.to_str().unwrap()),
-        None,
-    )
-    .unwrap_or_else(|f| panic!("serve: {}", f.output.describe()));
+    let s = Server::start(serve_cmd(&dir), None, "serve");
 
     let query = "start_date=2026-01-01&end_date=2029-12-31";
     let started = Instant::now();

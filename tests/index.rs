@@ -11,7 +11,7 @@ use chrono::{Duration as CDuration, Utc};
 use common::*;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -28,47 +28,16 @@ fn s(p: &Path) -> &str {
 /// restarts on different ports.
 const PUBLIC: &str = "http://almanac.test";
 
-fn serve_cmd(dir: &Path) -> Cmd {
-    almanac(["serve", "--listen", "127.0.0.1:0", "--data-dir", s(dir)])
-        .args(["--public-url", PUBLIC])
-}
-
 fn start(dir: &Path, what: &str) -> Server {
-    Server::launch(serve_cmd(dir), Some(PUBLIC))
-        .unwrap_or_else(|f| panic!("{what}: the server did not start: {}", f.output.describe()))
-}
-
-/// A temporary directory with `DATA_DIR = tmp/data` provisioned with the standard users.
-fn fresh_dir() -> (tempfile::TempDir, PathBuf) {
-    let t = tempfile::tempdir().expect("tempdir");
-    let dir = t.path().join("data");
-    for u in STANDARD_USERS.iter() {
-        add_user(&dir, u);
-    }
-    (t, dir)
-}
-
-/// SIGTERM and a graceful exit 0.
-fn stop(srv: &mut Server) {
-    srv.signal("TERM");
-    let code = srv.wait_exit(Duration::from_secs(15));
-    assert_eq!(
-        code,
-        Some(0),
-        "SIGTERM → exit 0; stderr:\n{}",
-        srv.stderr_text()
-    );
+    Server::start(
+        serve_cmd(dir).args(["--public-url", PUBLIC]),
+        Some(PUBLIC),
+        what,
+    )
 }
 
 fn reindex(dir: &Path) -> Output {
     almanac(["reindex", "--data-dir", s(dir)]).timeout(60).run()
-}
-
-fn locked_message(dir: &Path) -> String {
-    format!(
-        "error: data directory {} is in use by another almanac process (is \"almanac serve\" running?)",
-        dir.display()
-    )
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -91,39 +60,11 @@ fn list_ids(v: &Value, key: &str) -> Vec<u64> {
 }
 
 fn post(srv: &Server, path: &str, body: Value) -> Value {
-    let r = srv.req("POST", path).user(&ADMIN).json_body(&body).send();
-    assert_eq!(r.status, 201, "POST {path} {body}: {}", r.describe());
-    r.json()
+    srv.create(&ADMIN, path, &body)
 }
 
 fn patch(srv: &Server, path: &str, body: Value) -> Value {
-    let r = srv.req("PATCH", path).user(&ADMIN).json_body(&body).send();
-    assert_eq!(r.status, 200, "PATCH {path} {body}: {}", r.describe());
-    r.json()
-}
-
-/// Runs `f` over `items` on 8 threads; results in input order.
-fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let n = items.len();
-    let f = &f;
-    let mut out: Vec<(usize, R)> = thread::scope(|sc| {
-        let hs: Vec<_> = (0..8)
-            .map(|w| {
-                sc.spawn(move || {
-                    items
-                        .iter()
-                        .enumerate()
-                        .filter(|(i, _)| i % 8 == w)
-                        .map(|(i, x)| (i, f(x)))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        hs.into_iter().flat_map(|h| h.join().unwrap()).collect()
-    });
-    out.sort_by_key(|(i, _)| *i);
-    assert_eq!(out.len(), n);
-    out.into_iter().map(|(_, r)| r).collect()
+    srv.write("PATCH", path, &ADMIN, &body, 200)
 }
 
 // =============================================================================================
@@ -641,18 +582,10 @@ fn verify_after_restart(srv: &Server, known: &mut Known, cycle: usize) {
     }
 }
 
-fn tail(s: &str, n: usize) -> &str {
-    let mut i = s.len().saturating_sub(n);
-    while !s.is_char_boundary(i) {
-        i += 1;
-    }
-    &s[i..]
-}
-
 #[test]
 fn acknowledged_writes_survive_sigkill() {
     let t0 = Instant::now();
-    let (_t, dir) = fresh_dir();
+    let (_t, dir) = fresh_data_dir(&STANDARD_USERS);
     let mut rng = Rng::from_entropy();
     let mut known = Known::default();
     let mut srv = start(&dir, "first start");
@@ -721,7 +654,7 @@ fn acknowledged_writes_survive_sigkill() {
         known.events.values().any(|e| !e.trashed),
         "the writers acknowledged no event at all"
     );
-    stop(&mut srv);
+    srv.stop(Duration::from_secs(15));
 }
 
 // =============================================================================================
@@ -1049,11 +982,11 @@ fn first_difference(a: &str, b: &str) -> (String, String) {
 
 #[test]
 fn reindex_gives_identical_results() {
-    let (_t, dir) = fresh_dir();
+    let (_t, dir) = fresh_data_dir(&STANDARD_USERS);
     let mut srv = start(&dir, "first start");
     let counts = build_calendar(&srv);
     let before = snapshot(&srv);
-    stop(&mut srv);
+    srv.stop(Duration::from_secs(15));
     drop(srv);
 
     let o = reindex(&dir);
@@ -1074,7 +1007,7 @@ fn reindex_gives_identical_results() {
     assert_same_snapshots(&before, &after, "after reindex");
 
     // A second reindex of an unchanged store gives the same summary and answers.
-    stop(&mut srv);
+    srv.stop(Duration::from_secs(15));
     drop(srv);
     let o = reindex(&dir);
     assert_eq!(o.code, Some(0), "second reindex: {}", o.describe());
@@ -1089,7 +1022,7 @@ fn reindex_gives_identical_results() {
     let mut srv = start(&dir, "start after the second reindex");
     let again = snapshot(&srv);
     assert_same_snapshots(&before, &again, "after a second reindex");
-    stop(&mut srv);
+    srv.stop(Duration::from_secs(15));
 }
 
 // =============================================================================================
@@ -1098,7 +1031,7 @@ fn reindex_gives_identical_results() {
 
 #[test]
 fn reindex_refuses_a_locked_directory_and_a_missing_one() {
-    let (t, dir) = fresh_dir();
+    let (t, dir) = fresh_data_dir(&STANDARD_USERS);
     let mut srv = start(&dir, "first start");
     let e = post(
         &srv,
@@ -1125,7 +1058,7 @@ fn reindex_refuses_a_locked_directory_and_a_missing_one() {
     ));
     assert_eq!(r.status, 200, "{}", r.describe());
     assert_eq!(list_ids(&r.json(), "events"), vec![id(&e)]);
-    stop(&mut srv);
+    srv.stop(Duration::from_secs(15));
     drop(srv);
 
     let missing = t.path().join("nowhere").join("data");
@@ -1164,11 +1097,11 @@ fn reindex_refuses_a_locked_directory_and_a_missing_one() {
 
 #[test]
 fn a_missing_or_corrupt_index_is_rebuilt_at_start() {
-    let (_t, dir) = fresh_dir();
+    let (_t, dir) = fresh_data_dir(&STANDARD_USERS);
     let mut srv = start(&dir, "first start");
     build_calendar(&srv);
     let before = snapshot(&srv);
-    stop(&mut srv);
+    srv.stop(Duration::from_secs(15));
     drop(srv);
 
     // Missing.
@@ -1179,7 +1112,7 @@ fn a_missing_or_corrupt_index_is_rebuilt_at_start() {
     let after = snapshot(&srv);
     assert_same_snapshots(&before, &after, "after deleting DATA_DIR/index");
     assert!(index.is_dir(), "the index was rebuilt at start");
-    stop(&mut srv);
+    srv.stop(Duration::from_secs(15));
     drop(srv);
 
     // Corrupt.
@@ -1204,7 +1137,7 @@ fn a_missing_or_corrupt_index_is_rebuilt_at_start() {
         "{}",
         r.describe()
     );
-    stop(&mut srv);
+    srv.stop(Duration::from_secs(15));
     drop(srv);
     let mut srv = start(&dir, "normal restart after the rebuild");
     let r = srv.get(&q);
@@ -1214,7 +1147,7 @@ fn a_missing_or_corrupt_index_is_rebuilt_at_start() {
         "{}",
         r.describe()
     );
-    stop(&mut srv);
+    srv.stop(Duration::from_secs(15));
 }
 
 // =============================================================================================
@@ -1234,7 +1167,7 @@ fn search_2029(srv: &Server, q: &str) -> Vec<u64> {
 
 #[test]
 fn search_sees_renamed_venues() {
-    let (_t, dir) = fresh_dir();
+    let (_t, dir) = fresh_data_dir(&STANDARD_USERS);
     let mut srv = start(&dir, "first start");
     let venue = id(&post(
         &srv,
@@ -1281,7 +1214,7 @@ fn search_sees_renamed_venues() {
     assert_eq!(search_2029(&srv, "unrelated"), vec![other]);
 
     // Also after a restart.
-    stop(&mut srv);
+    srv.stop(Duration::from_secs(15));
     drop(srv);
     let mut srv = start(&dir, "restart");
     assert_eq!(search_2029(&srv, "pier"), vec![e], "after a restart");
@@ -1290,12 +1223,12 @@ fn search_sees_renamed_venues() {
         Vec::<u64>::new(),
         "after a restart"
     );
-    stop(&mut srv);
+    srv.stop(Duration::from_secs(15));
 }
 
 #[test]
 fn search_sees_renamed_organizers() {
-    let (_t, dir) = fresh_dir();
+    let (_t, dir) = fresh_data_dir(&STANDARD_USERS);
     let mut srv = start(&dir, "first start");
     let o1 = id(&post(
         &srv,
@@ -1334,7 +1267,7 @@ fn search_sees_renamed_organizers() {
         vec![e],
         "words in two organizers"
     );
-    stop(&mut srv);
+    srv.stop(Duration::from_secs(15));
 }
 
 // =============================================================================================
@@ -1343,7 +1276,7 @@ fn search_sees_renamed_organizers() {
 
 #[test]
 fn administrators_rebuild_the_index_while_serving() {
-    let (_t, dir) = fresh_dir();
+    let (_t, dir) = fresh_data_dir(&STANDARD_USERS);
     let srv = start(&dir, "first start");
     let counts = build_calendar(&srv);
     let before = snapshot(&srv);

@@ -17,7 +17,6 @@ mod common;
 use common::*;
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 
 fn server() -> &'static Server {
@@ -41,49 +40,21 @@ const UPCOMING_END: &str = "2027-06-01 12:00:00";
 const PAST: &str = "2020-03-01 10:00:00";
 const PAST_END: &str = "2020-03-01 12:00:00";
 
-/// A unique lower-case word, used in names so that `search=<token>` isolates a test's records.
-fn tok() -> String {
-    static N: AtomicU64 = AtomicU64::new(1);
-    let mut x = N
-        .fetch_add(1, Ordering::SeqCst)
-        .wrapping_add(std::process::id() as u64)
-        .wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    let mut s = String::from("zq");
-    for _ in 0..8 {
-        x ^= x >> 31;
-        x = x.wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        x ^= x >> 29;
-        s.push((b'a' + (x % 26) as u8) as char);
-    }
-    s
-}
-
 // ---------------------------------------------------------------------------------------------
 // Request helpers
 // ---------------------------------------------------------------------------------------------
 
 fn send(method: &str, path: &str, who: Who, body: Option<&Value>) -> Resp {
-    let mut r = server().req(method, path);
-    if let Some(u) = who {
-        r = r.user(&u);
-    }
-    if let Some(b) = body {
-        r = r.json_body(b);
-    }
-    r.send()
+    server().send(method, path, who.as_ref(), body)
 }
 
 fn get_ok(path: &str, who: Who) -> Value {
-    let r = send("GET", path, who, None);
-    assert_eq!(r.status, 200, "GET {path}: {}", r.describe());
-    r.json()
+    server().get_ok(path, who.as_ref())
 }
 
 /// `POST path` as an administrator, asserting 201; returns the body.
 fn create(path: &str, body: Value) -> Value {
-    let r = send("POST", path, AD, Some(&body));
-    assert_eq!(r.status, 201, "POST {path} {body}: {}", r.describe());
-    r.json()
+    server().create(&ADMIN, path, &body)
 }
 
 fn id_of(v: &Value) -> i64 {
@@ -95,17 +66,15 @@ fn id_of(v: &Value) -> i64 {
 /// Creates an event as an administrator. `extra` is merged into the body (it may override the
 /// dates). Returns the event's representation.
 fn event_full(title: &str, start: &str, end: &str, status: &str, extra: Value) -> Value {
-    let mut body = json!({
-        "title": title,
-        "start_date": start,
-        "end_date": end,
-        "status": status,
-    });
-    if let Value::Object(m) = extra {
-        for (k, v) in m {
-            body[k] = v;
-        }
-    }
+    let body = merge(
+        json!({
+            "title": title,
+            "start_date": start,
+            "end_date": end,
+            "status": status,
+        }),
+        extra,
+    );
     let v = create(&format!("{NS}/events"), body.clone());
     assert_eq!(
         v["status"], status,
@@ -135,39 +104,6 @@ fn trash_event(id: i64) {
 
 fn get_event(id: i64) -> Value {
     get_ok(&format!("{NS}/events/{id}"), AD)
-}
-
-/// `rest_invalid_param` naming exactly `expected` params; a sub-code of `None` is not checked
-/// (where the contract does not pin it).
-fn assert_params(r: &Resp, expected: &[(&str, Option<&str>)]) -> Value {
-    let v = assert_error(r, 400, "rest_invalid_param");
-    let params = v["data"]["params"]
-        .as_object()
-        .unwrap_or_else(|| panic!("data.params object; {}", r.describe()));
-    let details = v["data"]["details"]
-        .as_object()
-        .unwrap_or_else(|| panic!("data.details object; {}", r.describe()));
-    let mut got: Vec<&str> = params.keys().map(|s| s.as_str()).collect();
-    got.sort();
-    let mut want: Vec<&str> = expected.iter().map(|(n, _)| *n).collect();
-    want.sort();
-    assert_eq!(got, want, "data.params names; {}", r.describe());
-    let mut dk: Vec<&str> = details.keys().map(|s| s.as_str()).collect();
-    dk.sort();
-    assert_eq!(dk, want, "data.details names; {}", r.describe());
-    for (name, sub) in expected {
-        let d = &details[*name];
-        if let Some(sub) = sub {
-            assert_eq!(d["code"], *sub, "details.{name}.code; {}", r.describe());
-        }
-        assert_eq!(
-            d["data"]["param"],
-            *name,
-            "details.{name}.data.param; {}",
-            r.describe()
-        );
-    }
-    v
 }
 
 fn set(ids: &[i64]) -> BTreeSet<i64> {
@@ -216,6 +152,17 @@ impl Lk {
         assert_eq!(v["language"], lang, "{v}");
         id_of(&v)
     }
+    /// Restores a trashed record (`status: publish`) as an administrator; returns it.
+    fn restore(self, id: i64) -> Value {
+        let r = send(
+            "PATCH",
+            &format!("{}/{id}", self.path()),
+            AD,
+            Some(&json!({"status": "publish"})),
+        );
+        assert_eq!(r.status, 200, "{}", r.describe());
+        r.json()
+    }
     /// The event body fields linking `ids` (a venue: exactly one).
     fn link(self, ids: &[i64]) -> Value {
         if self.is_venue() {
@@ -250,16 +197,7 @@ impl Lk {
         let r = self.list(query, who);
         assert_eq!(r.status, 200, "{} ?{query}: {}", self.coll, r.describe());
         let v = r.json();
-        assert_eq!(
-            r.header("x-cal-total"),
-            Some(v["total"].to_string().as_str()),
-            "X-Cal-Total; ?{query}"
-        );
-        assert_eq!(
-            r.header("x-cal-totalpages"),
-            Some(v["total_pages"].to_string().as_str()),
-            "X-Cal-TotalPages; ?{query}"
-        );
+        assert_totals(&r, &v);
         v
     }
     /// IDs in list order.
@@ -342,7 +280,7 @@ fn event_filter(k: Lk) {
         let e = event(&format!("{t} {st} ev"), st, k.link(&[pub1]));
         k.expect(&format!("event={e}"), ED, &[pub1]);
         let r = k.list(&format!("event={e}"), ANON);
-        assert_params(&r, &[("event", Some("rest_invalid_reference"))]);
+        assert_invalid_param_codes(&r, &[("event", Some("rest_invalid_reference"))]);
     }
     let e_trashed = event(&format!("{t} trashed ev"), "publish", k.link(&[pub1]));
     trash_event(e_trashed);
@@ -366,21 +304,21 @@ fn event_filter_validation_and_language(k: Lk) {
     let rec = k.mk(&format!("{t} rec"), "publish");
 
     let r = k.list(&format!("event={UNKNOWN_ID}"), ANON);
-    assert_params(&r, &[("event", Some("rest_invalid_reference"))]);
+    assert_invalid_param_codes(&r, &[("event", Some("rest_invalid_reference"))]);
     let r = k.list(&format!("event={}", UNKNOWN_ID + 1), ED);
-    assert_params(&r, &[("event", Some("rest_invalid_reference"))]);
+    assert_invalid_param_codes(&r, &[("event", Some("rest_invalid_reference"))]);
     // The ID of a venue/organizer is not an event.
     let r = k.list(&format!("event={rec}"), ANON);
-    assert_params(&r, &[("event", Some("rest_invalid_reference"))]);
+    assert_invalid_param_codes(&r, &[("event", Some("rest_invalid_reference"))]);
     let r = k.list("event=foo", ANON);
-    assert_params(&r, &[("event", Some("rest_invalid_type"))]);
+    assert_invalid_param_codes(&r, &[("event", Some("rest_invalid_type"))]);
     let r = k.list("event=", ANON);
-    assert_params(&r, &[("event", None)]);
+    assert_invalid_param_codes(&r, &[("event", None)]);
     let r = k.list("event=0", ANON);
-    assert_params(&r, &[("event", None)]);
+    assert_invalid_param_codes(&r, &[("event", None)]);
     // Reported together with other invalid parameters.
     let r = k.list(&format!("event={UNKNOWN_ID}&has_events=maybe"), ANON);
-    assert_params(&r, &[("event", None), ("has_events", None)]);
+    assert_invalid_param_codes(&r, &[("event", None), ("has_events", None)]);
 
     // An event of another language: unknown in the default (en) list.
     let es_rec = k.mk_lang(&format!("{t} es rec"), "es");
@@ -394,9 +332,9 @@ fn event_filter_validation_and_language(k: Lk) {
         extra,
     ));
     let r = k.list(&format!("event={es_event}"), ANON);
-    assert_params(&r, &[("event", Some("rest_invalid_reference"))]);
+    assert_invalid_param_codes(&r, &[("event", Some("rest_invalid_reference"))]);
     let r = k.list(&format!("event={es_event}&translation_language=en"), ED);
-    assert_params(&r, &[("event", Some("rest_invalid_reference"))]);
+    assert_invalid_param_codes(&r, &[("event", Some("rest_invalid_reference"))]);
     // ... and found in its own language (parameter or path segment).
     k.expect(
         &format!("event={es_event}&translation_language=es"),
@@ -414,7 +352,7 @@ fn event_filter_validation_and_language(k: Lk) {
     // An en event is unknown in the es list.
     let en_event = event(&format!("{t} en ev"), "publish", k.link(&[rec]));
     let r = k.list(&format!("event={en_event}&translation_language=es"), ANON);
-    assert_params(&r, &[("event", Some("rest_invalid_reference"))]);
+    assert_invalid_param_codes(&r, &[("event", Some("rest_invalid_reference"))]);
 }
 
 /// The records of one filter test: each linked to events of exactly one kind.
@@ -531,12 +469,12 @@ fn has_events_flag_spellings(k: Lk) {
     k.expect(&format!("search={t}&only_with_upcoming="), ANON, &f.all());
     for bad in ["maybe", "2", "truthy", "-1"] {
         let r = k.list(&format!("search={t}&has_events={bad}"), ANON);
-        assert_params(&r, &[("has_events", None)]);
+        assert_invalid_param_codes(&r, &[("has_events", None)]);
         let r = k.list(&format!("search={t}&only_with_upcoming={bad}"), ED);
-        assert_params(&r, &[("only_with_upcoming", None)]);
+        assert_invalid_param_codes(&r, &[("only_with_upcoming", None)]);
     }
     let r = k.list("has_events=maybe&only_with_upcoming=perhaps", ANON);
-    assert_params(&r, &[("has_events", None), ("only_with_upcoming", None)]);
+    assert_invalid_param_codes(&r, &[("has_events", None), ("only_with_upcoming", None)]);
 }
 
 /// §4.1 `only_with_upcoming`: records with an event starting in the future whose
@@ -763,14 +701,7 @@ fn trashing_unlinks_from_events(k: Lk) {
     assert_eq!(k.linked_in(&u), vec![other]);
 
     // Restoring the record does not re-link it.
-    let r = send(
-        "PATCH",
-        &format!("{}/{victim}", k.path()),
-        AD,
-        Some(&json!({"status": "publish"})),
-    );
-    assert_eq!(r.status, 200, "{}", r.describe());
-    assert_eq!(r.json()["status"], "publish");
+    assert_eq!(k.restore(victim)["status"], "publish");
     let a = get_event(events[0]);
     assert_eq!(k.linked_in(&a), Vec::<i64>::new(), "not re-linked: {a}");
 }
@@ -810,13 +741,7 @@ fn trashed_record_leaves_list_filters(k: Lk) {
     );
     k.expect(&format!("search={t}&has_events=true"), ED, &[other]);
 
-    let r = send(
-        "PATCH",
-        &format!("{}/{victim}", k.path()),
-        AD,
-        Some(&json!({"status": "publish"})),
-    );
-    assert_eq!(r.status, 200, "{}", r.describe());
+    k.restore(victim);
     k.expect(&format!("event={e}"), ED, &after);
     k.expect(&format!("search={t}&has_events=true"), ED, &[other]);
     k.expect(&format!("search={t}&has_events=false"), ED, &[victim]);
@@ -870,11 +795,7 @@ impl Tk {
         let r = self.list(query, ANON);
         assert_eq!(r.status, 200, "{} ?{query}: {}", self.coll(), r.describe());
         let v = r.json();
-        assert_eq!(
-            r.header("x-cal-total"),
-            Some(v["total"].to_string().as_str()),
-            "X-Cal-Total; ?{query}"
-        );
+        assert_totals(&r, &v);
         v
     }
     fn items(self, v: &Value) -> Vec<Value> {
@@ -1151,21 +1072,21 @@ fn post_and_event_validation(k: Tk) {
             ("0", None),
         ] {
             let r = k.list(&format!("{p}={val}"), ANON);
-            assert_params(&r, &[(p, sub)]);
+            assert_invalid_param_codes(&r, &[(p, sub)]);
         }
     }
     // Both invalid: reported together.
     let r = k.list("post=foo&event=bar", ANON);
-    assert_params(&r, &[("post", None), ("event", None)]);
+    assert_invalid_param_codes(&r, &[("post", None), ("event", None)]);
     // A valid event does not excuse a bad `post`.
     let e = event(&format!("{t} en"), "publish", json!({}));
     let r = k.list(&format!("post=foo&event={e}"), ANON);
-    assert_params(&r, &[("post", None)]);
+    assert_invalid_param_codes(&r, &[("post", None)]);
 
     // Not an event: a venue ID, a term ID.
     let venue = VENUE.mk(&format!("{t} venue"), "publish");
     let r = k.list(&format!("post={venue}"), ANON);
-    assert_params(&r, &[("post", Some("rest_invalid_reference"))]);
+    assert_invalid_param_codes(&r, &[("post", Some("rest_invalid_reference"))]);
 
     // An event of another language.
     let es_term = id_of(&create(
@@ -1181,12 +1102,12 @@ fn post_and_event_validation(k: Tk) {
     ));
     for p in ["post", "event"] {
         let r = k.list(&format!("{p}={es_ev}"), ANON);
-        assert_params(&r, &[(p, Some("rest_invalid_reference"))]);
+        assert_invalid_param_codes(&r, &[(p, Some("rest_invalid_reference"))]);
         let r = k.list(&format!("{p}={es_ev}&translation_language=en"), ANON);
-        assert_params(&r, &[(p, Some("rest_invalid_reference"))]);
+        assert_invalid_param_codes(&r, &[(p, Some("rest_invalid_reference"))]);
         k.expect(&format!("{p}={es_ev}&translation_language=es"), &[es_term]);
         let r = k.list(&format!("{p}={e}&translation_language=es"), ANON);
-        assert_params(&r, &[(p, Some("rest_invalid_reference"))]);
+        assert_invalid_param_codes(&r, &[(p, Some("rest_invalid_reference"))]);
     }
     let r = send(
         "GET",
@@ -1261,7 +1182,7 @@ fn delete_removes_term_from_events(k: Tk) {
     assert_eq!(k.on_event(&get_event(e4)), vec![keep]);
     assert_eq!(k.count(keep), 1);
     let r = send("GET", &k.item(doomed), ANON, None);
-    assert_params(&r, &[("id", None)]);
+    assert_invalid_param_codes(&r, &[("id", None)]);
     k.expect(&format!("search={t}&hide_empty=false"), &{
         let mut v = vec![keep];
         if let Some(p) = parent {
@@ -1274,5 +1195,5 @@ fn delete_removes_term_from_events(k: Tk) {
     k.expect(&format!("post={e2}&hide_empty=false"), &[]);
     // Deleting again: unknown ID.
     let r = send("DELETE", &k.item(doomed), ED, None);
-    assert_params(&r, &[("id", None)]);
+    assert_invalid_param_codes(&r, &[("id", None)]);
 }

@@ -97,11 +97,7 @@ fn assert_peak_rss_bounded(srv: &Server, what: &str) {
 /// A server for `users` (provisioned with `user add`) and extra generated users named
 /// `names` (role subscriber, password `Pw-<name>`), with its temporary directory.
 fn start_with_generated_users(users: &[TestUser], names: &[String]) -> (Server, tempfile::TempDir) {
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let dir = tmp.path().join("data");
-    for u in users {
-        add_user(&dir, u);
-    }
+    let (tmp, dir) = fresh_data_dir(users);
     for name in names {
         let out = almanac(["user", "add", name, "--role", "subscriber", "--password"])
             .arg(format!("Pw-{name}"))
@@ -110,11 +106,7 @@ fn start_with_generated_users(users: &[TestUser], names: &[String]) -> (Server, 
             .run();
         assert_eq!(out.code, Some(0), "user add {name}: {}", out.describe());
     }
-    let srv = Server::launch(
-        almanac(["serve", "--listen", "127.0.0.1:0", "--data-dir"]).arg(dir.to_str().unwrap()),
-        None,
-    )
-    .unwrap_or_else(|f| panic!("server did not start: {}", f.output.describe()));
+    let srv = Server::start(serve_cmd(&dir), None, "serve");
     (srv, tmp)
 }
 
@@ -660,11 +652,7 @@ impl<'a> Walk<'a> {
     /// `GET path` on the kept connection and on a fresh one, both answering `status`.
     fn read(&mut self, path: &str, who: Option<&TestUser>, status: u16) -> Vec<Value> {
         let same = self.conn.send("GET", path, who, None);
-        let mut fresh = self.srv.req("GET", path);
-        if let Some(u) = who {
-            fresh = fresh.user(u);
-        }
-        let fresh = fresh.send();
+        let fresh = self.srv.send("GET", path, who, None);
         let mut bodies = Vec::new();
         for (how, r) in [("same connection", same), ("fresh connection", fresh)] {
             assert_eq!(
@@ -718,11 +706,7 @@ impl<'a> Walk<'a> {
     /// A read refused with `status` and `code`.
     fn error(&mut self, path: &str, who: Option<&TestUser>, status: u16, code: &str) {
         let same = self.conn.send("GET", path, who, None);
-        let mut fresh = self.srv.req("GET", path);
-        if let Some(u) = who {
-            fresh = fresh.user(u);
-        }
-        let fresh = fresh.send();
+        let fresh = self.srv.send("GET", path, who, None);
         for (how, r) in [("same connection", same), ("fresh connection", fresh)] {
             assert_eq!(
                 r.status,
@@ -1322,11 +1306,12 @@ fn search_does_not_look_into_protected_events_for_callers_who_cannot_edit_them()
         (format!("{title_word} -{unrelated}"), true),
     ];
     let search = |who: Option<&TestUser>, q: &str| -> BTreeSet<i64> {
-        let mut req = srv.req("GET", &format!("{NS}/events?per_page=50&search={}", enc(q)));
-        if let Some(u) = who {
-            req = req.user(u);
-        }
-        let r = req.send();
+        let r = srv.send(
+            "GET",
+            &format!("{NS}/events?per_page=50&search={}", enc(q)),
+            who,
+            None,
+        );
         assert_eq!(
             r.status,
             200,
@@ -1516,11 +1501,7 @@ fn allow_is_the_same_for_a_record_the_caller_cannot_read_and_a_missing_one() {
     let unused_id = 999_999;
 
     let ask = |method: &str, path: &str, who: Option<&TestUser>| -> Resp {
-        let mut req = srv.req(method, path);
-        if let Some(u) = who {
-            req = req.user(u);
-        }
-        req.send()
+        srv.send(method, path, who, None)
     };
     let compare = |hidden: &str, missing: &str, who: Option<&TestUser>| -> (Resp, Resp) {
         for method in ["HEAD", "OPTIONS"] {

@@ -110,20 +110,11 @@ fn id(v: &Value) -> i64 {
 }
 
 fn call(s: &Server, method: &str, path: &str, user: Option<TestUser>, body: Option<Value>) -> Resp {
-    let mut r = s.req(method, path);
-    if let Some(u) = user {
-        r = r.user(&u);
-    }
-    if let Some(b) = body {
-        r = r.json_body(&b);
-    }
-    r.send()
+    s.send(method, path, user.as_ref(), body.as_ref())
 }
 
 fn create_as(s: &Server, k: Kind, u: TestUser, body: Value) -> Value {
-    let r = call(s, "POST", &k.path(), Some(u), Some(body.clone()));
-    assert_eq!(r.status, 201, "create {k:?} {body}: {}", r.describe());
-    r.json()
+    s.create(&u, &k.path(), &body)
 }
 
 /// Creates as the editor; returns the representation.
@@ -137,9 +128,7 @@ fn mk(s: &Server, k: Kind, name: &str) -> i64 {
 }
 
 fn get_term(s: &Server, k: Kind, id: i64) -> Value {
-    let r = s.get(&k.item(id));
-    assert_eq!(r.status, 200, "GET {}: {}", k.item(id), r.describe());
-    r.json()
+    s.get_ok(&k.item(id), None)
 }
 
 /// `GET {kind}?{query}` anonymously, asserting 200.
@@ -196,48 +185,27 @@ fn assert_unchanged(s: &Server, before: &str, what: &str) {
 
 /// `rest_invalid_param` naming exactly `names`; each entry of `subs` fixes one sub-code.
 fn assert_bad(r: &Resp, names: &[&str], subs: &[(&str, &str)]) -> Value {
-    let v = assert_error(r, 400, "rest_invalid_param");
+    let v = assert_invalid_param_names(r, names);
     assert_eq!(
         keys(&v["data"]),
         vec!["status", "params", "details"],
         "data keys; {}",
         r.describe()
     );
-    let params = v["data"]["params"]
-        .as_object()
-        .unwrap_or_else(|| panic!("data.params object; {}", r.describe()));
-    let details = v["data"]["details"]
-        .as_object()
-        .unwrap_or_else(|| panic!("data.details object; {}", r.describe()));
-    let mut want: Vec<&str> = names.to_vec();
-    want.sort();
-    let mut pk: Vec<&str> = params.keys().map(|s| s.as_str()).collect();
-    pk.sort();
-    let mut dk: Vec<&str> = details.keys().map(|s| s.as_str()).collect();
-    dk.sort();
-    assert_eq!(pk, want, "data.params names; {}", r.describe());
-    assert_eq!(dk, want, "data.details names; {}", r.describe());
-    for n in names {
-        assert!(params[*n].is_string(), "params.{n} is a string");
-        let d = &details[*n];
-        assert_eq!(
-            keys(d),
-            vec!["code", "message", "data"],
-            "details.{n}; {}",
-            r.describe()
-        );
-        assert!(d["code"].is_string() && d["message"].is_string());
-        assert_eq!(d["data"]["param"], *n, "details.{n}.data.param");
-    }
     for (n, sub) in subs {
         assert_eq!(
-            details[*n]["code"],
+            v["data"]["details"][*n]["code"],
             *sub,
             "details.{n}.code; {}",
             r.describe()
         );
     }
     v
+}
+
+/// [`assert_bad`] for one parameter refused with `sub`.
+fn assert_bad_one(r: &Resp, name: &str, sub: &str) -> Value {
+    assert_bad(r, &[name], &[(name, sub)])
 }
 
 /// Slug path of a category, from the top-level ancestor down (read anonymously).
@@ -363,16 +331,7 @@ fn check_list_shape(r: &Resp, k: Kind, next: bool, prev: bool) {
     }
     assert_eq!(keys(&v), want, "archive keys; {}", r.describe());
     assert!(v["total"].is_i64() && v["total_pages"].is_i64());
-    assert_eq!(
-        r.header("x-cal-total"),
-        Some(v["total"].to_string().as_str()),
-        "X-Cal-Total"
-    );
-    assert_eq!(
-        r.header("x-cal-totalpages"),
-        Some(v["total_pages"].to_string().as_str()),
-        "X-Cal-TotalPages"
-    );
+    assert_totals(r, &v);
     assert_json_content_type(r);
 }
 
@@ -721,7 +680,7 @@ fn default_list_hides_terms_without_events() {
         );
         for bad in ["", "yes", "no", "2", "on", "truee"] {
             let r = s.get(&format!("{}?hide_empty={bad}", k.path()));
-            assert_bad(&r, &["hide_empty"], &[("hide_empty", "rest_invalid_type")]);
+            assert_bad_one(&r, "hide_empty", "rest_invalid_type");
         }
     }
 }
@@ -968,10 +927,10 @@ fn exclude_and_include_filters() {
         let (r, v) = list(s, k, &format!("{q}&exclude={a},{b},{c}"));
         check_list_shape(&r, k, false, false);
         assert_eq!(v["total"], json!(0));
-        assert_bad(
+        assert_bad_one(
             &s.get(&format!("{}?{q}&exclude=2389,1235,3434", k.path())),
-            &["exclude"],
-            &[("exclude", "rest_invalid_reference")],
+            "exclude",
+            "rest_invalid_reference",
         );
         assert_eq!(total(s, k, &format!("{q}&include={b}")), 1);
         assert_eq!(list_ids(s, k, &format!("{q}&include={b}")), vec![b]);
@@ -980,34 +939,30 @@ fn exclude_and_include_filters() {
             vec![a, b, c],
             "include keeps name order unless orderby=include"
         );
-        assert_bad(
+        assert_bad_one(
             &s.get(&format!("{}?{q}&include=2389,1235,3434", k.path())),
-            &["include"],
-            &[("include", "rest_invalid_reference")],
+            "include",
+            "rest_invalid_reference",
         );
         // One unknown ID among known ones is enough.
-        assert_bad(
+        assert_bad_one(
             &s.get(&format!("{}?{q}&include={a},2389", k.path())),
-            &["include"],
-            &[("include", "rest_invalid_reference")],
+            "include",
+            "rest_invalid_reference",
         );
         // An ID of the other kind is not a term of this kind.
         let other = mk(s, k.other(), "Foreign");
         for p in ["include", "exclude"] {
-            assert_bad(
+            assert_bad_one(
                 &s.get(&format!("{}?{q}&{p}={other}", k.path())),
-                &[p],
-                &[(p, "rest_invalid_reference")],
+                p,
+                "rest_invalid_reference",
             );
-            assert_bad(
-                &s.get(&format!("{}?{q}&{p}=", k.path())),
-                &[p],
-                &[(p, "rest_empty")],
-            );
-            assert_bad(
+            assert_bad_one(&s.get(&format!("{}?{q}&{p}=", k.path())), p, "rest_empty");
+            assert_bad_one(
                 &s.get(&format!("{}?{q}&{p}=abc", k.path())),
-                &[p],
-                &[(p, "rest_invalid_type")],
+                p,
+                "rest_invalid_type",
             );
             assert_bad(&s.get(&format!("{}?{q}&{p}=0", k.path())), &[p], &[]);
         }
@@ -1142,17 +1097,17 @@ fn empty_or_unknown_order_and_orderby_are_refused() {
             &[],
         );
         for v in ["sideways", "descending", "random"] {
-            assert_bad(
+            assert_bad_one(
                 &s.get(&format!("{}?order={v}", k.path())),
-                &["order"],
-                &[("order", "rest_not_in_enum")],
+                "order",
+                "rest_not_in_enum",
             );
         }
         for v in ["relevance", "foo", "date", "title"] {
-            assert_bad(
+            assert_bad_one(
                 &s.get(&format!("{}?orderby={v}", k.path())),
-                &["orderby"],
-                &[("orderby", "rest_not_in_enum")],
+                "orderby",
+                "rest_not_in_enum",
             );
         }
         assert_bad(
@@ -1193,15 +1148,15 @@ fn parent_filter_on_categories() {
             &[],
         );
     }
-    assert_bad(
+    assert_bad_one(
         &s.get(&format!("{}?parent=2389", Cat.path())),
-        &["parent"],
-        &[("parent", "rest_invalid_reference")],
+        "parent",
+        "rest_invalid_reference",
     );
-    assert_bad(
+    assert_bad_one(
         &s.get(&format!("{}?parent=foo", Cat.path())),
-        &["parent"],
-        &[("parent", "rest_invalid_type")],
+        "parent",
+        "rest_invalid_type",
     );
     // Tags have no parent parameter: ignored.
     let (_, v) = list(s, Tag, "hide_empty=false&parent=2389");
@@ -1241,10 +1196,10 @@ fn slug_filter() {
         let (r, v) = list(s, k, &format!("{q}&slug=foo"));
         check_list_shape(&r, k, false, false);
         assert_eq!(v["total"], json!(0));
-        assert_bad(
+        assert_bad_one(
             &s.get(&format!("{}?{q}&slug=", k.path())),
-            &["slug"],
-            &[("slug", "rest_empty")],
+            "slug",
+            "rest_empty",
         );
     }
 }
@@ -1411,15 +1366,15 @@ fn lists_are_per_language() {
         );
         // References to a term of another language are unknown references.
         for p in ["include", "exclude"] {
-            assert_bad(
+            assert_bad_one(
                 &s.get(&format!("{}?{q}&{p}={es}", k.path())),
-                &[p],
-                &[(p, "rest_invalid_reference")],
+                p,
+                "rest_invalid_reference",
             );
-            assert_bad(
+            assert_bad_one(
                 &s.get(&format!("/es{}?{q}&{p}={en}", k.path())),
-                &[p],
-                &[(p, "rest_invalid_reference")],
+                p,
+                "rest_invalid_reference",
             );
             assert_eq!(
                 total(s, k, &format!("{q}&{p}={es}&translation_language=es")),
@@ -1436,13 +1391,13 @@ fn lists_are_per_language() {
     }
     // Category parent filter: another language's category is unknown.
     let en_parent = mk(s, Cat, "Parent en");
-    assert_bad(
+    assert_bad_one(
         &s.get(&format!(
             "{}?hide_empty=false&parent={en_parent}&translation_language=es",
             Cat.path()
         )),
-        &["parent"],
-        &[("parent", "rest_invalid_reference")],
+        "parent",
+        "rest_invalid_reference",
     );
 }
 
@@ -1691,7 +1646,7 @@ fn names_longer_than_200_characters_are_refused() {
                 Some(EDITOR),
                 Some(json!({ "name": long })),
             );
-            assert_bad(&r, &["name"], &[("name", "rest_too_long")]);
+            assert_bad_one(&r, "name", "rest_too_long");
             let r = call(
                 s,
                 "PATCH",
@@ -1699,7 +1654,7 @@ fn names_longer_than_200_characters_are_refused() {
                 Some(EDITOR),
                 Some(json!({ "name": long })),
             );
-            assert_bad(&r, &["name"], &[("name", "rest_too_long")]);
+            assert_bad_one(&r, "name", "rest_too_long");
         }
         assert_unchanged(s, &before, "too-long names");
         // Exactly 200 characters is allowed.
@@ -1983,7 +1938,7 @@ fn create_through_a_language_segment() {
         Some(EDITOR),
         Some(json!({"name": "Hijo", "parent": en, "translation_language": "es"})),
     );
-    assert_bad(&r, &["parent"], &[("parent", "rest_invalid_reference")]);
+    assert_bad_one(&r, "parent", "rest_invalid_reference");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -2372,7 +2327,7 @@ fn category_hierarchy_cycles_are_refused() {
         Some(EDITOR),
         Some(json!({ "parent": es })),
     );
-    assert_bad(&r, &["parent"], &[("parent", "rest_invalid_reference")]);
+    assert_bad_one(&r, "parent", "rest_invalid_reference");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -2553,11 +2508,7 @@ fn translation_of_joins_a_group() {
             Some(EDITOR),
             Some(json!({"name": "Fremd", "translation_language": "es", "translation_of": foreign})),
         );
-        assert_bad(
-            &r,
-            &["translation_of"],
-            &[("translation_of", "rest_invalid_reference")],
-        );
+        assert_bad_one(&r, "translation_of", "rest_invalid_reference");
         assert_unchanged(s, &before, "translation conflicts");
     }
 }
@@ -2683,11 +2634,7 @@ fn explicit_translation_language_selects_the_group_member() {
         }
         // A bad value is a parameter error.
         let r = s.get(&format!("{}?translation_language=fr", k.item(en)));
-        assert_bad(
-            &r,
-            &["translation_language"],
-            &[("translation_language", "rest_not_in_enum")],
-        );
+        assert_bad_one(&r, "translation_language", "rest_not_in_enum");
         assert_unchanged(s, &before, "unresolved explicit language");
         // Update goes to the member.
         let r = call(

@@ -12,24 +12,16 @@ use std::path::Path;
 const PUBLIC: &str = "http://calendar.example";
 
 fn serve(dir: &Path) -> Server {
-    Server::launch(
-        almanac([
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--public-url",
-            PUBLIC,
-            "--data-dir",
-        ])
-        .arg(dir.to_str().unwrap()),
+    Server::start(
+        serve_cmd(dir).args(["--public-url", PUBLIC]),
         Some(PUBLIC),
+        "serve",
     )
-    .unwrap_or_else(|f| panic!("serve: {}", f.output.describe()))
 }
 
+/// SIGTERM and a graceful exit; the server is dropped after.
 fn stop(mut srv: Server) {
-    srv.signal("TERM");
-    assert_eq!(srv.wait_exit(std::time::Duration::from_secs(15)), Some(0));
+    srv.stop(std::time::Duration::from_secs(15));
 }
 
 fn export(dir: &Path, file: &Path) -> Output {
@@ -49,13 +41,7 @@ fn import(dir: &Path, file: &Path) -> Output {
 }
 
 fn created(srv: &Server, path: &str, body: Value) -> Value {
-    let r = srv
-        .req("POST", &format!("{NS}/{path}"))
-        .user(&ADMIN)
-        .json_body(&body)
-        .send();
-    assert_eq!(r.status, 201, "POST {path}: {}", r.describe());
-    r.json()
+    srv.create(&ADMIN, &format!("{NS}/{path}"), &body)
 }
 
 /// A calendar with every feature the format must carry.

@@ -15,7 +15,6 @@ mod common;
 
 use common::*;
 use serde_json::{json, Value};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 
 // ---------------------------------------------------------------------------------------------
@@ -178,50 +177,6 @@ const CONTRIBUTOR_ID: i64 = 4;
 /// An ID that names nothing (far beyond anything created here).
 const UNKNOWN_ID: i64 = 999_999;
 
-/// A unique lower-case word, used in names so that `search=<token>` isolates a test's records.
-fn tok() -> String {
-    static N: AtomicU64 = AtomicU64::new(1);
-    let mut x = N
-        .fetch_add(1, Ordering::SeqCst)
-        .wrapping_add(std::process::id() as u64)
-        .wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    let mut s = String::from("zq");
-    for _ in 0..8 {
-        x ^= x >> 31;
-        x = x.wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        x ^= x >> 29;
-        s.push((b'a' + (x % 26) as u8) as char);
-    }
-    s
-}
-
-/// `application/x-www-form-urlencoded` encoding of §6.2.
-fn enc(s: &str) -> String {
-    let mut out = String::new();
-    for b in s.bytes() {
-        match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'*' | b'-' | b'.' | b'_' => {
-                out.push(b as char)
-            }
-            b' ' => out.push('+'),
-            _ => out.push_str(&format!("%{b:02X}")),
-        }
-    }
-    out
-}
-
-fn is_datetime(v: &Value) -> bool {
-    let Some(s) = v.as_str() else { return false };
-    let b = s.as_bytes();
-    b.len() == 19
-        && b.iter().enumerate().all(|(i, c)| match i {
-            4 | 7 => *c == b'-',
-            10 => *c == b' ',
-            13 | 16 => *c == b':',
-            _ => c.is_ascii_digit(),
-        })
-}
-
 // ---------------------------------------------------------------------------------------------
 // Request helpers
 // ---------------------------------------------------------------------------------------------
@@ -262,14 +217,7 @@ impl Api {
         format!("{}{}", self.s.public, self.seg)
     }
     fn send(&self, method: &str, path: &str, who: Who, body: Option<&Value>) -> Resp {
-        let mut r = self.s.req(method, path);
-        if let Some(u) = who {
-            r = r.user(&u);
-        }
-        if let Some(b) = body {
-            r = r.json_body(b);
-        }
-        r.send()
+        self.s.send(method, path, who.as_ref(), body)
     }
     fn send_form(&self, method: &str, path: &str, who: Who, form: &str) -> Resp {
         let mut r = self.s.req(method, path);
@@ -296,27 +244,14 @@ impl Api {
     }
     /// Creates a record named `"{name}"` as `who` and returns its ID.
     fn mk(&self, who: Who, name: &str, extra: Value) -> i64 {
-        let mut body = json!({ self.k.name: name });
-        if let Value::Object(m) = extra {
-            for (k, v) in m {
-                body[k] = v;
-            }
-        }
+        let body = merge(json!({ self.k.name: name }), extra);
         self.create_ok(who, body)["id"].as_i64().unwrap()
     }
     fn get(&self, id: i64, who: Who) -> Resp {
         self.send("GET", &self.item_path(id), who, None)
     }
     fn get_ok(&self, id: i64, who: Who) -> Value {
-        let r = self.get(id, who);
-        assert_eq!(
-            r.status,
-            200,
-            "GET {}: {}",
-            self.item_path(id),
-            r.describe()
-        );
-        r.json()
+        self.s.get_ok(&self.item_path(id), who.as_ref())
     }
     fn update(&self, id: i64, who: Who, body: Value) -> Resp {
         self.send("PATCH", &self.item_path(id), who, Some(&body))
@@ -370,41 +305,6 @@ impl Api {
     }
 }
 
-/// `rest_invalid_param` naming exactly `expected` params; a sub-code of `None` is not checked
-/// (where the contract does not name it).
-fn assert_params(r: &Resp, expected: &[(&str, Option<&str>)]) -> Value {
-    let v = assert_error(r, 400, "rest_invalid_param");
-    let params = v["data"]["params"]
-        .as_object()
-        .unwrap_or_else(|| panic!("data.params object; {}", r.describe()));
-    let details = v["data"]["details"]
-        .as_object()
-        .unwrap_or_else(|| panic!("data.details object; {}", r.describe()));
-    let mut got: Vec<&str> = params.keys().map(|s| s.as_str()).collect();
-    got.sort();
-    let mut want: Vec<&str> = expected.iter().map(|(n, _)| *n).collect();
-    want.sort();
-    assert_eq!(got, want, "data.params names; {}", r.describe());
-    let mut dk: Vec<&str> = details.keys().map(|s| s.as_str()).collect();
-    dk.sort();
-    assert_eq!(dk, want, "data.details names; {}", r.describe());
-    for (name, sub) in expected {
-        assert!(params[*name].is_string(), "params.{name} is a string");
-        let d = &details[*name];
-        assert_eq!(
-            keys(d),
-            vec!["code", "message", "data"],
-            "details.{name}; {}",
-            r.describe()
-        );
-        if let Some(sub) = sub {
-            assert_eq!(d["code"], *sub, "details.{name}.code; {}", r.describe());
-        }
-        assert_eq!(d["data"]["param"], *name, "details.{name}.data.param");
-    }
-    v
-}
-
 /// Keys of `v` must appear in the order of `order`, and include every `always` key.
 fn assert_key_order(k: Kind, v: &Value, with_json_ld: bool) {
     let got = keys(v);
@@ -449,16 +349,7 @@ fn check_list_shape(k: Kind, r: &Resp) -> Value {
     want.push("total".into());
     want.push("total_pages".into());
     assert_eq!(ks, want, "list body keys; {}", r.describe());
-    assert_eq!(
-        r.header("x-cal-total"),
-        Some(v["total"].to_string().as_str()),
-        "X-Cal-Total"
-    );
-    assert_eq!(
-        r.header("x-cal-totalpages"),
-        Some(v["total_pages"].to_string().as_str()),
-        "X-Cal-TotalPages"
-    );
+    assert_totals(r, &v);
     for item in v[k.coll].as_array().unwrap() {
         assert_key_order(k, item, false);
     }
@@ -469,37 +360,26 @@ fn check_list_shape(k: Kind, r: &Resp) -> Value {
 /// (§4.5, common.md §6.2–§6.3). `coll_base` = `{base}/venues/`, `q` = the expected Q.
 fn check_links(r: &Resp, v: &Value, site: &str, coll_base: &str, page: u64, q: &str) {
     let total_pages = v["total_pages"].as_u64().unwrap();
-    assert_eq!(
-        v["rest_url"],
-        format!("{coll_base}?page={page}&{q}"),
-        "rest_url; {}",
-        r.describe()
-    );
-    let mut link = format!("<{site}/>; rel=\"https://api.w.org/\"");
-    if page < total_pages {
-        let next = format!("{coll_base}?{q}&page={}", page + 1);
-        assert_eq!(v["next_rest_url"], next, "next_rest_url");
-        link.push_str(&format!(", <{next}>; rel=\"next\""));
-    } else {
-        assert!(v.get("next_rest_url").is_none(), "no next_rest_url: {v}");
+    let (rest_url, next, prev) = page_urls(coll_base, q, page, total_pages);
+    assert_eq!(v["rest_url"], rest_url, "rest_url; {}", r.describe());
+    match &next {
+        Some(next) => assert_eq!(v["next_rest_url"], *next, "next_rest_url"),
+        None => assert!(v.get("next_rest_url").is_none(), "no next_rest_url: {v}"),
     }
-    if page > 1 {
-        let prev = if page - 1 > 1 {
-            format!("{coll_base}?{q}&page={}", page - 1)
-        } else {
-            format!("{coll_base}?{q}")
-        };
-        assert_eq!(v["previous_rest_url"], prev, "previous_rest_url");
-        link.push_str(&format!(", <{prev}>; rel=\"prev\""));
-    } else {
-        assert!(
+    match &prev {
+        Some(prev) => assert_eq!(v["previous_rest_url"], *prev, "previous_rest_url"),
+        None => assert!(
             v.get("previous_rest_url").is_none(),
             "no previous_rest_url: {v}"
-        );
+        ),
     }
     let links = r.header_all("link");
     assert_eq!(links.len(), 1, "one Link field; {}", r.describe());
-    assert_eq!(links[0], link, "Link header");
+    assert_eq!(
+        links[0],
+        pages_link(site, next.as_deref(), prev.as_deref()),
+        "Link header"
+    );
 }
 
 macro_rules! both_kinds {
@@ -1119,7 +999,7 @@ fn scheduling_and_status_scale_back(k: Kind) {
     assert_eq!(v["status"], "publish");
     // Writes refuse `trash` and unknown statuses.
     let r = a.update(id, AD, json!({"status": "trash"}));
-    assert_params(&r, &[("status", Some("rest_not_in_enum"))]);
+    assert_invalid_param_codes(&r, &[("status", Some("rest_not_in_enum"))]);
 }
 
 fn contributor_and_author_permissions(k: Kind) {
@@ -1341,7 +1221,7 @@ fn invalid_create_values(k: Kind) {
         let mut b = json!({k.name: format!("{t} bad {field}")});
         b[field] = val.clone();
         let r = a.create(AD, b);
-        assert_params(&r, &[(field, sub)]);
+        assert_invalid_param_codes(&r, &[(field, sub)]);
         // Validation precedes permission: anonymous gets the same 400.
         let mut b = json!({k.name: format!("{t} bad anon {field}")});
         b[field] = val.clone();
@@ -1396,7 +1276,7 @@ fn invalid_create_values(k: Kind) {
     // Image ID of a record that is not an image (a venue/organizer).
     let other = a.mk(AD, &format!("{t} not an image"), json!({}));
     let r = a.create(AD, json!({k.name: format!("{t} img"), "image": other}));
-    assert_params(&r, &[("image", Some("rest_invalid_reference"))]);
+    assert_invalid_param_codes(&r, &[("image", Some("rest_invalid_reference"))]);
     a.delete(other, AD);
     // All invalid parameters reported together.
     let mut b = json!({k.name: "", "author": 23, "date": "foo", "date_utc": "foo",
@@ -1414,7 +1294,7 @@ fn invalid_create_values(k: Kind) {
     }
     let r = a.create(AD, b);
     let exp: Vec<(&str, Option<&str>)> = names.iter().map(|n| (*n, None)).collect();
-    assert_params(&r, &exp);
+    assert_invalid_param_codes(&r, &exp);
     // Nothing was written.
     assert!(
         a.search_ids(&t).is_empty(),
@@ -1437,7 +1317,7 @@ fn invalid_update_values(k: Kind) {
         b[field] = val.clone();
         // translation_language on an ID route selects a member: an invalid value is still a 400.
         let r = a.update(id, AD, b.clone());
-        assert_params(&r, &[(field, sub)]);
+        assert_invalid_param_codes(&r, &[(field, sub)]);
         // Unknown IDs are refused before permission checks.
         let r = a.send("PUT", &a.item_path(id), ANON, Some(&b));
         assert_eq!(r.status, 400, "anonymous {field}={val}: {}", r.describe());
@@ -1445,7 +1325,7 @@ fn invalid_update_values(k: Kind) {
     if k.is_venue() {
         // (sub-codes of the range checks: `venue_geo_ranges`)
         let r = a.update(id, AD, json!({"geo_lat": 95, "geo_lng": 0}));
-        assert_params(&r, &[("geo_lat", None)]);
+        assert_invalid_param_codes(&r, &[("geo_lat", None)]);
         let r = a.update(id, AD, json!({"geo_lat": 5}));
         assert_error(&r, 400, "rest_invalid_param");
     }
@@ -1455,7 +1335,7 @@ fn invalid_update_values(k: Kind) {
         AD,
         json!({k.name: "", "date": "foo", "website": "ftp://x.org", "phone": "222"}),
     );
-    assert_params(&r, &[(k.name, None), ("date", None), ("website", None)]);
+    assert_invalid_param_codes(&r, &[(k.name, None), ("date", None), ("website", None)]);
     let after = a.get_ok(id, AD);
     assert!(
         same_json(&before, &after),
@@ -1531,7 +1411,7 @@ fn form_encoded_bodies(k: Kind) {
     assert_eq!(r.json()["status"], "publish");
     // Form values are strings: a bad one still names the field.
     let r = a.send_form("PATCH", &a.item_path(id), AD, "website=foo&date=nope");
-    assert_params(&r, &[("website", None), ("date", None)]);
+    assert_invalid_param_codes(&r, &[("website", None), ("date", None)]);
     // A body with an unsupported content type → 415.
     let r =
         a.s.req("POST", &a.coll_path())
@@ -1647,7 +1527,7 @@ fn images_by_id_and_url(k: Kind) {
     let id1 = v["id"].as_i64().unwrap();
     assert_ne!(img_id, id1);
     // The image ID is from the shared sequence: not a venue/organizer.
-    assert_params(&a.get(img_id, ANON), &[("id", None)]);
+    assert_invalid_param_codes(&a.get(img_id, ANON), &[("id", None)]);
     // Item 22: by ID (integer and digit string) and by the same URL → same image record.
     for val in [json!(img_id), json!(img_id.to_string()), json!(url)] {
         let v = a.create_ok(AD, json!({k.name: format!("{t} i2 {val}"), "image": val}));
@@ -1686,7 +1566,7 @@ fn images_by_id_and_url(k: Kind) {
         CO,
         json!({k.name: format!("{t} contrib"), "image": format!("https://img.example.org/{t}/c.png")}),
     );
-    assert_params(&r, &[("image", Some("rest_forbidden_value"))]);
+    assert_invalid_param_codes(&r, &[("image", Some("rest_forbidden_value"))]);
     // A contributor may still link an existing image by ID.
     let v = a.create_ok(
         CO,
@@ -1699,7 +1579,7 @@ fn images_by_id_and_url(k: Kind) {
         CO,
         json!({"image": format!("https://img.example.org/{t}/c2.png")}),
     );
-    assert_params(&r, &[("image", Some("rest_forbidden_value"))]);
+    assert_invalid_param_codes(&r, &[("image", Some("rest_forbidden_value"))]);
     let v = a.create_ok(
         AU,
         json!({k.name: format!("{t} author"), "image": format!("https://img.example.org/{t}/au.webp")}),
@@ -1859,15 +1739,15 @@ fn update_rename_and_methods(k: Kind) {
     assert!(a.get_ok(other, AD).get("phone").is_none());
     // Name rules on update.
     let r = a.update(id, AD, json!({k.name: ""}));
-    assert_params(&r, &[(k.name, None)]);
+    assert_invalid_param_codes(&r, &[(k.name, None)]);
     let v = a.update_ok(id, AD, json!({k.name: "  Trimmed  "}));
     assert_eq!(v[k.name], "Trimmed");
     // Unknown ID on update: 400 before permission; author given as a digit string.
-    assert_params(
+    assert_invalid_param_codes(
         &a.update(UNKNOWN_ID, ANON, json!({"phone": "1"})),
         &[("id", None)],
     );
-    assert_params(
+    assert_invalid_param_codes(
         &a.update(UNKNOWN_ID, SU, json!({"phone": "1"})),
         &[("id", None)],
     );
@@ -1890,9 +1770,9 @@ fn delete_trash_and_restore(k: Kind) {
     let t = tok();
     // Item 30.
     let r = a.delete(UNKNOWN_ID, ANON);
-    assert_params(&r, &[("id", None)]);
+    assert_invalid_param_codes(&r, &[("id", None)]);
     let r = a.delete(UNKNOWN_ID, AD);
-    assert_params(&r, &[("id", None)]);
+    assert_invalid_param_codes(&r, &[("id", None)]);
     let name = format!("{t} Trash Me");
     let id = a.mk(AD, &name, json!({"phone": "1"}));
     assert_plain_error(&a.delete(id, ANON), 401, "rest_forbidden");
@@ -1917,7 +1797,7 @@ fn delete_trash_and_restore(k: Kind) {
     // Readable by editors, not by anonymous callers; old slug no longer resolves.
     assert_eq!(a.get_ok(id, ED)["status"], "trash");
     assert_plain_error(&a.get(id, ANON), 403, &k.code("not-accessible"));
-    assert_params(
+    assert_invalid_param_codes(
         &a.send("GET", &a.slug_path(&slug), AD, None),
         &[("slug", None)],
     );
@@ -1948,7 +1828,7 @@ fn delete_trash_and_restore(k: Kind) {
     // DELETE of a record of the other kind's ID → 400.
     let other = if k.is_venue() { ORGANIZER } else { VENUE };
     let oid = api(other).mk(AD, &format!("{t} other kind"), json!({}));
-    assert_params(&a.delete(oid, AD), &[("id", None)]);
+    assert_invalid_param_codes(&a.delete(oid, AD), &[("id", None)]);
     // DELETE on the collection is not routed.
     let r = a.send("DELETE", &a.coll_path(), AD, None);
     assert_plain_error(&r, 404, "rest_no_route");
@@ -1965,15 +1845,15 @@ fn single_routes_not_found_and_access(k: Kind) {
         let r = a.send("GET", &format!("{}/{p}", a.coll_path()), ANON, None);
         assert_plain_error(&r, 404, "rest_no_route");
     }
-    assert_params(
+    assert_invalid_param_codes(
         &a.get(UNKNOWN_ID, ANON),
         &[("id", Some("rest_invalid_reference"))],
     );
     let other = if k.is_venue() { ORGANIZER } else { VENUE };
     let oid = api(other).mk(AD, &format!("{t} other"), json!({}));
-    assert_params(&a.get(oid, ANON), &[("id", None)]);
+    assert_invalid_param_codes(&a.get(oid, ANON), &[("id", None)]);
     let r = a.send("GET", &a.slug_path(&format!("{t}-nope")), ANON, None);
-    assert_params(&r, &[("slug", None)]);
+    assert_invalid_param_codes(&r, &[("slug", None)]);
     // Item 17.
     let d = a.mk(AD, &format!("{t} Draft"), json!({"status": "draft"}));
     let r = a.get(d, ANON);
@@ -2092,9 +1972,9 @@ fn by_slug_routes(k: Kind) {
         ANON,
         Some(&json!({"phone": "x"})),
     );
-    assert_params(&r, &[("slug", None)]);
+    assert_invalid_param_codes(&r, &[("slug", None)]);
     let r = a.send("DELETE", &a.slug_path(&format!("{t}-missing")), AD, None);
-    assert_params(&r, &[("slug", None)]);
+    assert_invalid_param_codes(&r, &[("slug", None)]);
     // Delete by slug.
     let r = a.send("DELETE", &a.slug_path(&slug), AD, None);
     assert_eq!(r.status, 200, "{}", r.describe());
@@ -2198,7 +2078,7 @@ fn list_visibility_per_caller(k: Kind) {
         } else {
             None
         };
-        assert_params(&r, &[("status", sub)]);
+        assert_invalid_param_codes(&r, &[("status", sub)]);
     }
     // Totals count only visible records.
     let r = a.list(&q, CO);
@@ -2206,7 +2086,7 @@ fn list_visibility_per_caller(k: Kind) {
     // Anonymous empty status: common.md §3.8 lists "the empty value" among the values refused
     // to anonymous callers with the sub-code rest_forbidden_value (checked last, on its own).
     let r = a.list(&format!("{q}&status="), ANON);
-    assert_params(&r, &[("status", Some("rest_forbidden_value"))]);
+    assert_invalid_param_codes(&r, &[("status", Some("rest_forbidden_value"))]);
 }
 
 fn list_links_headers_and_clamp(k: Kind) {
@@ -2385,11 +2265,11 @@ fn list_parameter_validation(k: Kind) {
     ] {
         let who = if name == "status" { ED } else { ANON };
         let r = a.list(q, who);
-        assert_params(&r, &[(name, sub)]);
+        assert_invalid_param_codes(&r, &[(name, sub)]);
     }
     // Several at once.
     let r = a.list("page=0&per_page=foo&search=&status=draft", ANON);
-    assert_params(
+    assert_invalid_param_codes(
         &r,
         &[
             ("page", None),
@@ -2524,7 +2404,7 @@ fn translation_groups(k: Kind) {
         AD,
         json!({k.name: format!("{t} X"), "translation_language": "es", "translation_of": oid}),
     );
-    assert_params(&r, &[("translation_of", Some("rest_invalid_reference"))]);
+    assert_invalid_param_codes(&r, &[("translation_of", Some("rest_invalid_reference"))]);
     // Explicit translation_language on ID routes → the member, or 404 not-found.
     let r = a.send(
         "GET",
@@ -2576,7 +2456,7 @@ fn translation_groups(k: Kind) {
     let es_slug = a.get_ok(es, AD)["slug"].as_str().unwrap().to_string();
     assert_eq!(es_slug, format!("{t}-sala"));
     let r = a.send("GET", &a.slug_path(&es_slug), ANON, None);
-    assert_params(&r, &[("slug", None)]);
+    assert_invalid_param_codes(&r, &[("slug", None)]);
     let r = a.send("GET", &format!("/es{}", a.slug_path(&es_slug)), ANON, None);
     assert_eq!(r.status, 200, "{}", r.describe());
     assert_eq!(r.json()["id"], es);
@@ -2874,7 +2754,7 @@ fn archive_pagination(k: Kind) {
     for bad in ["foo", "-1", "0", "foo%20bar"] {
         for name in ["page", "per_page"] {
             let r = a.list(&format!("{name}={bad}"), ANON);
-            assert_params(&r, &[(name, None)]);
+            assert_invalid_param_codes(&r, &[(name, None)]);
         }
     }
     // Item 4: 51 records, per_page=100 → 50, clamped in the links.
@@ -2964,7 +2844,7 @@ fn archive_status_filters(k: Kind) {
         "repeated keys concatenate"
     );
     for bad in ["foo", "foo,%20bar", "foo,%20bar,%20publish"] {
-        assert_params(
+        assert_invalid_param_codes(
             &a.list(&format!("status={bad}"), ED),
             &[("status", Some("rest_not_in_enum"))],
         );
@@ -2983,15 +2863,15 @@ fn archive_status_filters(k: Kind) {
     let v = check_list_shape(k, &r);
     assert_eq!(a.ids(&v), vec![p]);
     check_links(&r, &v, &site, &cb, 1, "per_page=10&status=publish");
-    assert_params(
+    assert_invalid_param_codes(
         &a.list("status=publish,%20draft", ANON),
         &[("status", None)],
     );
-    assert_params(
+    assert_invalid_param_codes(
         &a.list("status=any", ANON),
         &[("status", Some("rest_forbidden_value"))],
     );
-    assert_params(
+    assert_invalid_param_codes(
         &a.list("status=any", SU),
         &[("status", Some("rest_forbidden_value"))],
     );
@@ -3021,7 +2901,7 @@ fn archive_search(k: Kind) {
         seg: "",
     };
     let count = |q: &str| -> i64 {
-        let r = a.list(&format!("search={}", enc(q)), ANON);
+        let r = a.list(&format!("search={}", form_encode(q)), ANON);
         let v = check_list_shape(k, &r);
         let n = v["total"].as_i64().unwrap();
         assert_eq!(a.ids(&v).len() as i64, n, "{q}");
@@ -3178,9 +3058,9 @@ fn venue_geo_ranges() {
             AD,
             json!({"venue": format!("{t} geo {lat} {lng}"), "geo_lat": lat, "geo_lng": lng}),
         );
-        assert_params(&r, &[(name, Some("rest_out_of_bounds"))]);
+        assert_invalid_param_codes(&r, &[(name, Some("rest_out_of_bounds"))]);
         let r = a.update(id, AD, json!({"geo_lat": lat, "geo_lng": lng}));
-        assert_params(&r, &[(name, Some("rest_out_of_bounds"))]);
+        assert_invalid_param_codes(&r, &[(name, Some("rest_out_of_bounds"))]);
     }
     let v = a.get_ok(id, AD);
     assert_eq!(v["geo_lat"].as_f64(), Some(1.0));

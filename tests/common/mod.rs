@@ -14,8 +14,16 @@ use std::time::{Duration, Instant};
 use base64::Engine as _;
 use serde_json::Value;
 
+mod http;
 pub mod postgres;
+mod records;
 pub mod schema;
+
+// Not every suite uses every helper.
+#[allow(unused_imports)]
+pub use http::*;
+#[allow(unused_imports)]
+pub use records::*;
 
 // ---------------------------------------------------------------------------------------------
 // Randomness
@@ -302,6 +310,29 @@ pub fn add_user(dir: &Path, u: &TestUser) {
     );
 }
 
+/// A temporary directory and its `data` subdirectory with `users` provisioned (in order).
+pub fn fresh_data_dir(users: &[TestUser]) -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path().join("data");
+    for u in users {
+        add_user(&dir, u);
+    }
+    (tmp, dir)
+}
+
+/// `serve --listen 127.0.0.1:0 --data-dir DIR`: a server on a free local port over `dir`.
+pub fn serve_cmd(dir: &Path) -> Cmd {
+    almanac(["serve", "--listen", "127.0.0.1:0", "--data-dir"]).arg(dir.to_str().unwrap())
+}
+
+/// The error line of a command refused because another process holds the data directory `dir`.
+pub fn locked_message(dir: &Path) -> String {
+    format!(
+        "error: data directory {} is in use by another almanac process (is \"almanac serve\" running?)",
+        dir.display()
+    )
+}
+
 // ---------------------------------------------------------------------------------------------
 // Server
 // ---------------------------------------------------------------------------------------------
@@ -336,19 +367,17 @@ impl Server {
     /// Fresh temporary data dir, `users` provisioned with `user add` (in order), then
     /// `serve --listen 127.0.0.1:0 --data-dir DIR`.
     pub fn start_with_users(users: &[TestUser]) -> Server {
-        let tmp = tempfile::tempdir().expect("tempdir");
-        let dir = tmp.path().join("data");
-        for u in users {
-            add_user(&dir, u);
-        }
-        let mut s = Server::launch(
-            almanac(["serve", "--listen", "127.0.0.1:0", "--data-dir"]).arg(dir.to_str().unwrap()),
-            None,
-        )
-        .unwrap_or_else(|f| panic!("server did not start: {}", f.output.describe()));
+        let (tmp, dir) = fresh_data_dir(users);
+        let mut s = Server::start(serve_cmd(&dir), None, "serve");
         s.data_dir = dir;
         s._tmp = Some(tmp);
         s
+    }
+
+    /// [`Server::launch`], panicking (with `what` and the command's output) when it does not start.
+    pub fn start(cmd: Cmd, public: Option<&str>, what: &str) -> Server {
+        Server::launch(cmd, public)
+            .unwrap_or_else(|f| panic!("{what}: the server did not start: {}", f.output.describe()))
     }
 
     /// Starts `cmd` (a full `serve ...` command) and waits for its listening line.
@@ -530,6 +559,18 @@ impl Server {
             .status()
             .expect("run kill");
         assert!(st.success(), "kill -{sig} failed");
+    }
+
+    /// SIGTERM, then asserts a graceful exit (code 0) within `within`.
+    pub fn stop(&mut self, within: Duration) {
+        self.signal("TERM");
+        let code = self.wait_exit(within);
+        assert_eq!(
+            code,
+            Some(0),
+            "SIGTERM → exit 0; stderr:\n{}",
+            self.stderr_text()
+        );
     }
 
     /// Waits for the server to exit; returns its exit code (None if killed by a signal), or
@@ -1101,6 +1142,20 @@ pub fn assert_plain_error(r: &Resp, status: u16, code: &str) -> Value {
 
 /// `rest_invalid_param` with exactly the given parameter names and sub-codes (§5.2).
 pub fn assert_invalid_params(r: &Resp, expected: &[(&str, &str)]) -> Value {
+    let expected: Vec<(&str, Option<&str>)> =
+        expected.iter().map(|(n, c)| (*n, Some(*c))).collect();
+    assert_invalid_param_codes(r, &expected)
+}
+
+/// `rest_invalid_param` naming exactly `names`, whatever their sub-codes.
+pub fn assert_invalid_param_names(r: &Resp, names: &[&str]) -> Value {
+    let expected: Vec<(&str, Option<&str>)> = names.iter().map(|n| (*n, None)).collect();
+    assert_invalid_param_codes(r, &expected)
+}
+
+/// `rest_invalid_param` naming exactly the given parameters, each with its sub-code where one
+/// is given.
+pub fn assert_invalid_param_codes(r: &Resp, expected: &[(&str, Option<&str>)]) -> Value {
     let v = assert_error(r, 400, "rest_invalid_param");
     let params = v["data"]["params"]
         .as_object()
@@ -1108,12 +1163,13 @@ pub fn assert_invalid_params(r: &Resp, expected: &[(&str, &str)]) -> Value {
     let details = v["data"]["details"]
         .as_object()
         .unwrap_or_else(|| panic!("data.details object; {}", r.describe()));
-    let mut pk: Vec<&String> = params.keys().collect();
+    let mut pk: Vec<&str> = params.keys().map(|k| k.as_str()).collect();
     pk.sort();
     let mut want: Vec<&str> = expected.iter().map(|(n, _)| *n).collect();
     want.sort();
+    want.dedup();
     assert_eq!(pk, want, "data.params names; {}", r.describe());
-    let mut dk: Vec<&String> = details.keys().collect();
+    let mut dk: Vec<&str> = details.keys().map(|k| k.as_str()).collect();
     dk.sort();
     assert_eq!(dk, want, "data.details names; {}", r.describe());
     for (name, sub) in expected {
@@ -1128,11 +1184,34 @@ pub fn assert_invalid_params(r: &Resp, expected: &[(&str, &str)]) -> Value {
             "details.{name} shape; {}",
             r.describe()
         );
-        assert_eq!(d["code"], *sub, "details.{name}.code; {}", r.describe());
+        assert!(
+            d["code"].is_string(),
+            "details.{name}.code; {}",
+            r.describe()
+        );
+        if let Some(sub) = sub {
+            assert_eq!(d["code"], *sub, "details.{name}.code; {}", r.describe());
+        }
         assert!(d["message"].is_string());
         assert_eq!(d["data"]["param"], *name, "details.{name}.data.param");
     }
     v
+}
+
+/// `X-Cal-Total` and `X-Cal-TotalPages` repeat the list body's `total` and `total_pages`.
+pub fn assert_totals(r: &Resp, v: &Value) {
+    assert_eq!(
+        r.header("x-cal-total"),
+        Some(v["total"].to_string().as_str()),
+        "X-Cal-Total; {}",
+        r.describe()
+    );
+    assert_eq!(
+        r.header("x-cal-totalpages"),
+        Some(v["total_pages"].to_string().as_str()),
+        "X-Cal-TotalPages; {}",
+        r.describe()
+    );
 }
 
 /// Gunzips a body.
@@ -1177,6 +1256,16 @@ pub fn assert_port_closed(addr: SocketAddr) {
     }
 }
 
+/// The last `n` bytes of `s` or a little less (from a character boundary), for long outputs in
+/// failure messages.
+pub fn tail(s: &str, n: usize) -> &str {
+    let mut i = s.len().saturating_sub(n);
+    while !s.is_char_boundary(i) {
+        i += 1;
+    }
+    &s[i..]
+}
+
 /// Unix mode bits (permission part).
 pub fn mode(p: &Path) -> u32 {
     use std::os::unix::fs::PermissionsExt;
@@ -1185,4 +1274,50 @@ pub fn mode(p: &Path) -> u32 {
         .permissions()
         .mode()
         & 0o777
+}
+
+// ---------------------------------------------------------------------------------------------
+// Threads and waiting
+// ---------------------------------------------------------------------------------------------
+
+/// Runs `f` over `items` on 8 threads; results in input order.
+pub fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let n = items.len();
+    let f = &f;
+    let mut out: Vec<(usize, R)> = thread::scope(|sc| {
+        let hs: Vec<_> = (0..8)
+            .map(|w| {
+                sc.spawn(move || {
+                    items
+                        .iter()
+                        .enumerate()
+                        .filter(|(i, _)| i % 8 == w)
+                        .map(|(i, x)| (i, f(x)))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        hs.into_iter().flat_map(|h| h.join().unwrap()).collect()
+    });
+    out.sort_by_key(|(i, _)| *i);
+    assert_eq!(out.len(), n);
+    out.into_iter().map(|(_, r)| r).collect()
+}
+
+/// Calls `probe` every `every` until `done` holds of its result or `within` has passed; returns
+/// the last result.
+pub fn poll<T>(
+    within: Duration,
+    every: Duration,
+    mut probe: impl FnMut() -> T,
+    done: impl Fn(&T) -> bool,
+) -> T {
+    let deadline = Instant::now() + within;
+    loop {
+        let got = probe();
+        if done(&got) || Instant::now() > deadline {
+            return got;
+        }
+        thread::sleep(every);
+    }
 }
