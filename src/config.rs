@@ -6,7 +6,7 @@ use std::time::Duration;
 
 /// `--public-url`: an absolute http(s) URL with a host, optional port and path, no user info,
 /// query or fragment. Returned without trailing slashes, otherwise as given.
-pub fn parse_public_url(value: &str) -> Result<String, String> {
+pub(crate) fn parse_public_url(value: &str) -> Result<String, String> {
     let parsed =
         url::Url::parse(value).map_err(|e| format!("invalid public URL {value:?}: {e}"))?;
     if !matches!(parsed.scheme(), "http" | "https") {
@@ -27,7 +27,7 @@ pub fn parse_public_url(value: &str) -> Result<String, String> {
 }
 
 /// `--listen`: an IP literal and a port; host names are refused.
-pub fn parse_listen(value: &str) -> Result<SocketAddr, String> {
+pub(crate) fn parse_listen(value: &str) -> Result<SocketAddr, String> {
     value.parse::<SocketAddr>().map_err(|_| {
         format!(
             "invalid listen address {value:?}: expected IP:PORT, e.g. 127.0.0.1:8080 or [::1]:8080"
@@ -36,29 +36,29 @@ pub fn parse_listen(value: &str) -> Result<SocketAddr, String> {
 }
 
 /// The default public URL: `http://` + the bound address (IPv6 in brackets).
-pub fn default_public_url(bound: SocketAddr) -> String {
+pub(crate) fn default_public_url(bound: SocketAddr) -> String {
     format!("http://{bound}")
 }
 
 /// Default cap on concurrent connections. Each one holds a task, buffers and a file
 /// descriptor; without a cap a flood of connections exhausts descriptors (then the store and
 /// the index cannot open files either). 1024 is far more than a calendar API serves at once.
-pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
+pub(crate) const DEFAULT_MAX_CONNECTIONS: usize = 1024;
 /// How long a client may take to send a request head, and how long a kept-alive connection may
 /// sit idle before its next one. Real clients send a head in one packet; a slow-loris client
 /// trickling bytes must not keep a connection slot for longer than this.
-pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a client may take to send a whole request body (at most 1 MiB): 60 s still
 /// admits a 1 MiB body over a ~17 KB/s link, while a trickled body cannot hold its connection
 /// slot indefinitely. Longer than the 10 s shutdown grace, so a body still arriving at shutdown
 /// is dropped by the grace period, not by this timeout.
-pub const DEFAULT_BODY_READ_TIMEOUT: Duration = Duration::from_secs(60);
+pub(crate) const DEFAULT_BODY_READ_TIMEOUT: Duration = Duration::from_secs(60);
 /// Upper bound for the configurable timeouts: anything longer defeats their purpose.
 const MAX_TIMEOUT: Duration = Duration::from_secs(3600);
 
 /// How many connections `serve` holds and how long a client may take to send its request.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ConnectionLimits {
+pub(crate) struct ConnectionLimits {
     /// Connections beyond this wait in the listen backlog until one closes (they are not
     /// refused: a burst of clients is served late rather than failed).
     pub max_connections: usize,
@@ -81,7 +81,7 @@ impl ConnectionLimits {
     /// `ALMANAC_BODY_TIMEOUT` (seconds, decimals allowed, e.g. `0.5`). These are tuning knobs
     /// rather than everyday options, so they have no command-line flags; as for every
     /// variable, an empty value counts as unset.
-    pub fn from_env() -> Result<ConnectionLimits, String> {
+    pub(crate) fn from_env() -> Result<ConnectionLimits, String> {
         Self::from_lookup(|name| std::env::var(name).ok())
     }
 
@@ -110,7 +110,7 @@ impl ConnectionLimits {
 
 /// How log lines are written to stderr (`ALMANAC_LOG_FORMAT`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LogFormat {
+pub(crate) enum LogFormat {
     /// Human-readable lines (the default).
     Text,
     /// One JSON object per line.
@@ -119,7 +119,7 @@ pub enum LogFormat {
 
 impl LogFormat {
     /// `ALMANAC_LOG_FORMAT`: `text` (default; empty counts as unset) or `json`.
-    pub fn from_env() -> Result<LogFormat, String> {
+    pub(crate) fn from_env() -> Result<LogFormat, String> {
         log_format_from(std::env::var("ALMANAC_LOG_FORMAT").ok())
     }
 }
@@ -135,10 +135,10 @@ fn log_format_from(value: Option<String>) -> Result<LogFormat, String> {
 }
 
 /// Memory for whole calendar feeds kept between polls, by default.
-pub const DEFAULT_FEED_CACHE_MB: usize = 64;
+pub(crate) const DEFAULT_FEED_CACHE_MB: usize = 64;
 
 /// `ALMANAC_FEED_CACHE_MB`: megabytes of calendar feeds kept between polls (0 keeps none).
-pub fn feed_cache_bytes() -> Result<usize, String> {
+pub(crate) fn feed_cache_bytes() -> Result<usize, String> {
     feed_cache_from(std::env::var("ALMANAC_FEED_CACHE_MB").ok())
 }
 

@@ -7,7 +7,7 @@ use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, thiserror::Error)]
-pub enum DataDirError {
+pub(crate) enum DataDirError {
     #[error(
         "data directory {0} is in use by another almanac process (is \"almanac serve\" running?)"
     )]
@@ -22,7 +22,7 @@ pub enum DataDirError {
 }
 
 /// An open, locked data directory. The lock is released when this is dropped.
-pub struct DataDir {
+pub(crate) struct DataDir {
     root: PathBuf,
     _lock: File,
 }
@@ -30,7 +30,7 @@ pub struct DataDir {
 impl DataDir {
     /// Opens `root`, creating it (mode 0700, with parents) when `create` is set, and takes the
     /// non-blocking exclusive lock on `almanac.lock`.
-    pub fn open(root: &Path, create: bool) -> Result<DataDir, DataDirError> {
+    pub(crate) fn open(root: &Path, create: bool) -> Result<DataDir, DataDirError> {
         let display = root.display().to_string();
         let io = |source| DataDirError::Io {
             path: display.clone(),
@@ -66,7 +66,7 @@ impl DataDir {
 
     /// The store file, created empty with mode 0600 when missing so that redb never creates
     /// it with the process umask.
-    pub fn store_path(&self) -> Result<PathBuf, DataDirError> {
+    pub(crate) fn store_path(&self) -> Result<PathBuf, DataDirError> {
         let path = self.root.join("almanac.redb");
         if !path.exists() {
             OpenOptions::new()
@@ -84,12 +84,12 @@ impl DataDir {
     }
 
     /// The search index directory (rebuildable from the store).
-    pub fn index_path(&self) -> PathBuf {
+    pub(crate) fn index_path(&self) -> PathBuf {
         self.root.join("index")
     }
 
     /// Writes the initial administrator password file (mode 0600, replaced if present).
-    pub fn write_initial_password(&self, password: &str) -> std::io::Result<()> {
+    pub(crate) fn write_initial_password(&self, password: &str) -> std::io::Result<()> {
         let path = self.root.join("initial-admin-password");
         // Remove first so that an existing file with looser permissions is not reused.
         let _ = fs::remove_file(&path);

@@ -11,7 +11,7 @@ use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
 use std::sync::{Arc, OnceLock};
 
 /// The media type of the text exposition format.
-pub const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
+pub(crate) const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
 
 /// Upper bounds (seconds) of the duration histograms' buckets: from a cached read to the
 /// slowest write or index commit worth telling apart.
@@ -35,7 +35,7 @@ const RESIDENT_MEMORY: &str = "almanac_process_resident_memory_bytes";
 
 /// The caches whose hits and misses are counted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Cache {
+pub(crate) enum Cache {
     /// Serialized event list members (`http::representations`).
     Representations,
     /// Whole calendar feeds (`http::ical::cache`).
@@ -53,7 +53,7 @@ impl Cache {
 
 /// What the throttle refused (`auth::throttle`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Throttled {
+pub(crate) enum Throttled {
     /// Basic credentials.
     Login,
     /// An event password (`?password=`).
@@ -73,7 +73,7 @@ static HANDLE: OnceLock<PrometheusHandle> = OnceLock::new();
 
 /// Installs the process's recorder (once; later calls return the same handle). `serve` calls
 /// it first thing, so that everything after is recorded.
-pub fn install() -> &'static PrometheusHandle {
+pub(crate) fn install() -> &'static PrometheusHandle {
     HANDLE.get_or_init(|| {
         let recorder = PrometheusBuilder::new()
             .set_buckets(BUCKETS)
@@ -137,7 +137,7 @@ fn describe() {
 
 /// Drains recorded histogram values into their buckets; run every few seconds so that memory
 /// stays bounded when nothing scrapes.
-pub fn upkeep() {
+pub(crate) fn upkeep() {
     if let Some(handle) = HANDLE.get() {
         handle.run_upkeep();
     }
@@ -145,7 +145,7 @@ pub fn upkeep() {
 
 /// The state read by the caller at rendering time.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct IndexState {
+pub(crate) struct IndexState {
     /// The outbox sequence number the index has applied.
     pub applied: u64,
     /// The last outbox sequence number committed to the store.
@@ -155,7 +155,7 @@ pub struct IndexState {
 
 /// The text exposition of every metric, with the gauges of state set from `index` and the
 /// process's resident memory.
-pub fn render(index: IndexState) -> String {
+pub(crate) fn render(index: IndexState) -> String {
     let handle = install();
     gauge!(INDEX_APPLIED).set(index.applied as f64);
     gauge!(OUTBOX_LAG).set(index.outbox_head.saturating_sub(index.applied) as f64);
@@ -168,7 +168,7 @@ pub fn render(index: IndexState) -> String {
 
 /// One answered request: `route` is a route template or a fixed name (see
 /// `http::routes::RouteTable::label`).
-pub fn request(route: &Arc<str>, method: &str, status: u16, seconds: f64) {
+pub(crate) fn request(route: &Arc<str>, method: &str, status: u16, seconds: f64) {
     let route = route.clone();
     counter!(
         REQUESTS,
@@ -181,10 +181,10 @@ pub fn request(route: &Arc<str>, method: &str, status: u16, seconds: f64) {
 }
 
 /// Counts a request in flight for as long as it lives.
-pub struct InFlight(());
+pub(crate) struct InFlight(());
 
 impl InFlight {
-    pub fn enter() -> InFlight {
+    pub(crate) fn enter() -> InFlight {
         gauge!(IN_FLIGHT).increment(1.0);
         InFlight(())
     }
@@ -196,16 +196,16 @@ impl Drop for InFlight {
     }
 }
 
-pub fn store_commit(seconds: f64) {
+pub(crate) fn store_commit(seconds: f64) {
     histogram!(STORE_COMMIT).record(seconds);
 }
 
-pub fn index_commit(seconds: f64) {
+pub(crate) fn index_commit(seconds: f64) {
     histogram!(INDEX_COMMIT).record(seconds);
 }
 
 /// `hits` and `misses` lookups of `cache`.
-pub fn cache(cache: Cache, hits: u64, misses: u64) {
+pub(crate) fn cache(cache: Cache, hits: u64, misses: u64) {
     if hits > 0 {
         counter!(CACHE_HITS, "cache" => cache.label()).increment(hits);
     }
@@ -214,11 +214,11 @@ pub fn cache(cache: Cache, hits: u64, misses: u64) {
     }
 }
 
-pub fn throttled(what: Throttled) {
+pub(crate) fn throttled(what: Throttled) {
     counter!(THROTTLED, "attempt" => what.label()).increment(1);
 }
 
-pub fn verifier_busy() {
+pub(crate) fn verifier_busy() {
     counter!(VERIFIER_BUSY).increment(1);
 }
 

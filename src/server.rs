@@ -54,9 +54,9 @@ fn tune_malloc() {
 }
 
 /// How long in-flight requests may run on after a shutdown signal.
-pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
+pub(crate) const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 
-pub struct ServeOptions {
+pub(crate) struct ServeOptions {
     pub data_dir: PathBuf,
     pub listen: SocketAddr,
     /// A second listener serving only `GET /metrics`, without credentials.
@@ -70,13 +70,13 @@ pub struct ServeOptions {
 
 /// A failure with the exit code the contract gives it.
 #[derive(Debug)]
-pub struct Exit {
+pub(crate) struct Exit {
     pub code: i32,
     pub message: String,
 }
 
 impl Exit {
-    pub fn new(code: i32, message: impl ToString) -> Exit {
+    pub(crate) fn new(code: i32, message: impl ToString) -> Exit {
         Exit {
             code,
             message: message.to_string(),
@@ -85,7 +85,7 @@ impl Exit {
 }
 
 /// The exit code of a data directory that cannot be used (3: another almanac holds it).
-pub fn data_dir_exit(e: DataDirError) -> Exit {
+pub(crate) fn data_dir_exit(e: DataDirError) -> Exit {
     let code = match e {
         DataDirError::Locked(_) => 3,
         DataDirError::Missing(_) | DataDirError::Io { .. } => 1,
@@ -93,7 +93,7 @@ pub fn data_dir_exit(e: DataDirError) -> Exit {
     Exit::new(code, e)
 }
 
-pub fn serve(options: ServeOptions) -> Result<(), Exit> {
+pub(crate) fn serve(options: ServeOptions) -> Result<(), Exit> {
     tune_malloc();
     // Configuration is validated before the data directory is touched.
     let limits = ConnectionLimits::from_env().map_err(|e| Exit::new(2, e))?;

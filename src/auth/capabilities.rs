@@ -26,7 +26,7 @@ pub enum Capability {
 
 impl Role {
     /// The capabilities each role has.
-    pub fn has(self, cap: Capability) -> bool {
+    pub(crate) fn has(self, cap: Capability) -> bool {
         use Capability::*;
         match self {
             Role::Administrator | Role::Editor => true,
@@ -53,14 +53,14 @@ pub enum Caller {
 }
 
 impl Caller {
-    pub fn has(self, cap: Capability) -> bool {
+    pub(crate) fn has(self, cap: Capability) -> bool {
         match self {
             Caller::Anonymous => false,
             Caller::User { role, .. } => role.has(cap),
         }
     }
 
-    pub fn is_authenticated(self) -> bool {
+    pub(crate) fn is_authenticated(self) -> bool {
         matches!(self, Caller::User { .. })
     }
 
@@ -69,7 +69,7 @@ impl Caller {
     }
 
     /// Manage (create, update, delete) terms of a kind.
-    pub fn may_manage_terms(self, kind: Kind) -> bool {
+    pub(crate) fn may_manage_terms(self, kind: Kind) -> bool {
         match kind {
             Kind::Tag => self.has(Capability::EditPosts) && self.has(Capability::ManageCategories),
             _ => self.has(Capability::EditPosts) && self.has(Capability::PublishPosts),
@@ -79,7 +79,7 @@ impl Caller {
 
 /// What the record-level rules need to know about a post-kind record.
 #[derive(Debug, Clone, Copy)]
-pub struct PostAccess {
+pub(crate) struct PostAccess {
     pub owner: u64,
     /// The effective status (a `future` record whose date has come is `publish`).
     pub status: Status,
@@ -139,7 +139,7 @@ fn may(caller: Caller, record: &PostAccess, caps: &ActionCaps) -> bool {
 }
 
 /// Whether the caller may read the record.
-pub fn can_read(caller: Caller, record: &PostAccess) -> bool {
+pub(crate) fn can_read(caller: Caller, record: &PostAccess) -> bool {
     if record.status == Status::Publish {
         return true;
     }
@@ -156,12 +156,12 @@ pub fn can_read(caller: Caller, record: &PostAccess) -> bool {
 }
 
 /// Whether the caller may update the record.
-pub fn can_edit(caller: Caller, record: &PostAccess) -> bool {
+pub(crate) fn can_edit(caller: Caller, record: &PostAccess) -> bool {
     may(caller, record, &EDIT)
 }
 
 /// Whether the caller may trash the record.
-pub fn can_delete(caller: Caller, record: &PostAccess) -> bool {
+pub(crate) fn can_delete(caller: Caller, record: &PostAccess) -> bool {
     may(caller, record, &DELETE)
 }
 

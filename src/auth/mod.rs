@@ -9,10 +9,10 @@
 //! counted before they are verified and lock the user name or the client address for a while
 //! ([`throttle`], an extension).
 
-pub mod capabilities;
-pub mod password;
-pub mod throttle;
-pub mod verifier;
+pub(crate) mod capabilities;
+pub(crate) mod password;
+pub(crate) mod throttle;
+pub(crate) mod verifier;
 
 pub use capabilities::{Caller, Capability};
 
@@ -28,13 +28,13 @@ use throttle::FailureThrottle;
 use verifier::Verifier;
 
 /// How long the outcome of a credential check is trusted without running argon2 again.
-pub const CACHE_TTL: Duration = Duration::from_secs(300);
+pub(crate) const CACHE_TTL: Duration = Duration::from_secs(300);
 /// Upper bound on remembered credentials (of each outcome).
-pub const CACHE_CAPACITY: usize = 4096;
+pub(crate) const CACHE_CAPACITY: usize = 4096;
 
 /// Why a request's credentials were refused (401, or 429 for `Throttled`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AuthError {
+pub(crate) enum AuthError {
     /// The Basic payload is not base64, not UTF-8, or has no colon.
     Malformed,
     UnknownUser,
@@ -75,7 +75,7 @@ impl Authenticator {
 
     /// Resolves the `Authorization` header of a request from `client`: none or a non-Basic
     /// scheme is anonymous.
-    pub async fn authenticate(
+    pub(crate) async fn authenticate(
         &self,
         header: Option<&[u8]>,
         client: IpAddr,
@@ -144,7 +144,7 @@ impl Authenticator {
     /// guess, or says how long the address must wait: event passwords are guessed like login
     /// passwords, and throttled the same way (per address).
     /// [`Authenticator::forgive_event_password`] takes back what was not a failed guess.
-    pub fn admit_event_password(&self, client: IpAddr) -> Result<(), AuthError> {
+    pub(crate) fn admit_event_password(&self, client: IpAddr) -> Result<(), AuthError> {
         self.event_passwords
             .admit(None, client, Instant::now())
             .map_err(|retry_after| {
@@ -154,7 +154,7 @@ impl Authenticator {
     }
 
     /// The event password admitted for `client` was not a failed guess.
-    pub fn forgive_event_password(&self, client: IpAddr) {
+    pub(crate) fn forgive_event_password(&self, client: IpAddr) {
         self.event_passwords.record_success(None, client);
     }
 }
@@ -169,7 +169,7 @@ fn by_name(users: Vec<User>) -> HashMap<String, Arc<User>> {
 impl Authenticator {
     /// Replaces the known users (cached outcomes stay valid only for unchanged users: they
     /// carry the user's fingerprint).
-    pub fn replace_users(&self, users: Vec<User>) {
+    pub(crate) fn replace_users(&self, users: Vec<User>) {
         *self.users.write().expect("users lock") = by_name(users);
     }
 }
@@ -215,7 +215,7 @@ struct CacheEntry<T> {
 
 /// Bounded, time-limited memory of checked credentials (`name\0password`, the name
 /// lower-cased) and what the check concluded (`T`).
-pub struct CredentialCache<T> {
+pub(crate) struct CredentialCache<T> {
     secret: [u8; 32],
     entries: Mutex<HashMap<[u8; 32], CacheEntry<T>>>,
 }

@@ -6,7 +6,7 @@ use rand::distributions::Alphanumeric;
 use rand::Rng;
 
 /// Length of generated passwords.
-pub const GENERATED_LENGTH: usize = 24;
+pub(crate) const GENERATED_LENGTH: usize = 24;
 
 /// argon2id with m = 19 456 KiB, t = 2, p = 1.
 fn hasher() -> Argon2<'static> {
@@ -14,7 +14,7 @@ fn hasher() -> Argon2<'static> {
     Argon2::new(Algorithm::Argon2id, Version::V0x13, params)
 }
 
-pub fn hash(password: &str) -> String {
+pub(crate) fn hash(password: &str) -> String {
     let salt = SaltString::generate(&mut OsRng);
     hasher()
         .hash_password(password.as_bytes(), &salt)
@@ -30,7 +30,7 @@ const MAX_MEMORY_BLOCKS: usize = 64 * 1024;
 /// grown as needed and kept by the caller, so that a verifier thread allocates its ~19 MiB
 /// once instead of once per guess). The comparison is constant-time. A malformed stored hash,
 /// or one beyond [`MAX_MEMORY_BLOCKS`], never matches.
-pub fn verify_in(password: &str, phc: &str, memory: &mut Vec<Block>) -> bool {
+pub(crate) fn verify_in(password: &str, phc: &str, memory: &mut Vec<Block>) -> bool {
     let Ok(parsed) = PasswordHash::new(phc) else {
         return false;
     };
@@ -71,7 +71,7 @@ pub fn verify_in(password: &str, phc: &str, memory: &mut Vec<Block>) -> bool {
 }
 
 /// 24 characters from `[A-Za-z0-9]`, drawn from the operating system's secure source.
-pub fn generate() -> String {
+pub(crate) fn generate() -> String {
     OsRng
         .sample_iter(&Alphanumeric)
         .take(GENERATED_LENGTH)

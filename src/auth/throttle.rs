@@ -23,19 +23,19 @@ use std::time::{Duration, Instant};
 
 /// Failures for one user name that are answered normally before locking starts: enough for an
 /// owner's typos, while the doubling windows after them make guessing hopeless.
-pub const USER_FREE_FAILURES: u32 = 10;
+pub(crate) const USER_FREE_FAILURES: u32 = 10;
 /// Failures from one address answered normally before locking starts (shared addresses).
-pub const ADDRESS_FREE_FAILURES: u32 = 50;
+pub(crate) const ADDRESS_FREE_FAILURES: u32 = 50;
 /// The first lock window; each further failure doubles it.
-pub const FIRST_LOCK: Duration = Duration::from_secs(1);
+pub(crate) const FIRST_LOCK: Duration = Duration::from_secs(1);
 /// The longest lock window: long enough to make guessing useless (a dozen guesses an hour),
 /// short enough that a locked-out owner is back within minutes.
-pub const MAX_LOCK: Duration = Duration::from_secs(300);
+pub(crate) const MAX_LOCK: Duration = Duration::from_secs(300);
 /// A key whose last failure is this old is forgotten (its count starts again from zero).
-pub const FORGET_AFTER: Duration = Duration::from_secs(900);
+pub(crate) const FORGET_AFTER: Duration = Duration::from_secs(900);
 /// Upper bound on remembered keys, so a flood of distinct names or addresses cannot grow
 /// memory without bound (about 100 bytes each).
-pub const CAPACITY: usize = 16_384;
+pub(crate) const CAPACITY: usize = 16_384;
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 enum Key {
@@ -61,12 +61,12 @@ struct Record {
 }
 
 /// Bounded memory of recent authentication failures.
-pub struct FailureThrottle {
+pub(crate) struct FailureThrottle {
     records: Mutex<HashMap<Key, Record>>,
 }
 
 impl FailureThrottle {
-    pub fn new() -> FailureThrottle {
+    pub(crate) fn new() -> FailureThrottle {
         FailureThrottle {
             records: Mutex::new(HashMap::new()),
         }
@@ -76,7 +76,12 @@ impl FailureThrottle {
     /// failure at once, so that a burst of concurrent guesses cannot all pass before the
     /// first of them is verified; or refuses it with how much longer either key is locked.
     /// A success, or an attempt that was not verified after all, takes the count back.
-    pub fn admit(&self, user: Option<&str>, address: IpAddr, now: Instant) -> Result<(), Duration> {
+    pub(crate) fn admit(
+        &self,
+        user: Option<&str>,
+        address: IpAddr,
+        now: Instant,
+    ) -> Result<(), Duration> {
         let mut records = self.records.lock().expect("throttle lock");
         let locked = keys(user, address)
             .filter_map(|key| records.get(&key))
@@ -111,7 +116,7 @@ impl FailureThrottle {
     /// An admitted attempt succeeded: the user's count starts again, and the address's count
     /// loses this attempt (it keeps earlier failures, which only fade with time, so one valid
     /// account cannot launder guesses at others).
-    pub fn record_success(&self, user: Option<&str>, address: IpAddr) {
+    pub(crate) fn record_success(&self, user: Option<&str>, address: IpAddr) {
         let mut records = self.records.lock().expect("throttle lock");
         if let Some(user) = user {
             records.remove(&Key::User(user.to_ascii_lowercase()));
@@ -120,7 +125,7 @@ impl FailureThrottle {
     }
 
     /// An admitted attempt was never verified (no verifier was free): it is not counted.
-    pub fn withdraw(&self, user: Option<&str>, address: IpAddr) {
+    pub(crate) fn withdraw(&self, user: Option<&str>, address: IpAddr) {
         let mut records = self.records.lock().expect("throttle lock");
         for key in keys(user, address) {
             take_back(&mut records, key);

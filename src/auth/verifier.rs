@@ -10,7 +10,7 @@ use std::time::Duration;
 use tokio::sync::{oneshot, OwnedSemaphorePermit, Semaphore};
 
 /// How long a request waits for a free verifier before it is refused with 503.
-pub const VERIFY_WAIT: Duration = Duration::from_secs(2);
+pub(crate) const VERIFY_WAIT: Duration = Duration::from_secs(2);
 
 /// Verifications at a time: one per core, at most four (76 MiB of argon2 memory).
 fn verifier_threads() -> usize {
@@ -22,7 +22,7 @@ fn verifier_threads() -> usize {
 
 /// All verifiers stayed busy for [`VERIFY_WAIT`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Busy;
+pub(crate) struct Busy;
 
 struct Job {
     password: String,
@@ -32,13 +32,13 @@ struct Job {
     _permit: OwnedSemaphorePermit,
 }
 
-pub struct Verifier {
+pub(crate) struct Verifier {
     permits: Arc<Semaphore>,
     jobs: SyncSender<Job>,
 }
 
 impl Verifier {
-    pub fn new() -> Verifier {
+    pub(crate) fn new() -> Verifier {
         let threads = verifier_threads();
         // A job is only sent with a permit, so the queue never holds more than `threads`.
         let (jobs, queue) = sync_channel::<Job>(threads);
@@ -57,7 +57,7 @@ impl Verifier {
     }
 
     /// Whether `password` matches the PHC string `phc`.
-    pub async fn verify(&self, password: String, phc: String) -> Result<bool, Busy> {
+    pub(crate) async fn verify(&self, password: String, phc: String) -> Result<bool, Busy> {
         let permit = tokio::time::timeout(VERIFY_WAIT, self.permits.clone().acquire_owned())
             .await
             .map_err(|_| Busy)?

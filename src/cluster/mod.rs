@@ -57,7 +57,7 @@ INSERT INTO almanac_meta (key, value) VALUES ('head', 0) ON CONFLICT DO NOTHING;
 ";
 
 #[derive(Debug, thiserror::Error)]
-pub enum ClusterError {
+pub(crate) enum ClusterError {
     #[error("PostgreSQL: {0}")]
     Postgres(#[from] postgres::Error),
     #[error(
@@ -120,7 +120,7 @@ fn entries(rows: Vec<postgres::Row>) -> Result<Vec<LogEntry>, ClusterError> {
 /// The log in PostgreSQL, as the store's [`ClusterLog`]. One connection, used by one write at
 /// a time (writes are serialized cluster-wide anyway); a broken connection is replaced at the
 /// next write.
-pub struct PgLog {
+pub(crate) struct PgLog {
     url: String,
     node: String,
     client: Mutex<Option<Client>>,
@@ -128,7 +128,7 @@ pub struct PgLog {
 
 impl PgLog {
     /// Connects, and creates almanac's tables when the database has none.
-    pub fn connect(url: &str, node: &str) -> Result<PgLog, ClusterError> {
+    pub(crate) fn connect(url: &str, node: &str) -> Result<PgLog, ClusterError> {
         let client = connect(url)?;
         Ok(PgLog {
             url: url.to_string(),
@@ -139,7 +139,7 @@ impl PgLog {
 
     /// A log that connects at its first use (a node starting while PostgreSQL is away serves
     /// reads from its replica meanwhile; writes answer 503 until it is back).
-    pub fn unconnected(url: &str, node: &str) -> PgLog {
+    pub(crate) fn unconnected(url: &str, node: &str) -> PgLog {
         PgLog {
             url: url.to_string(),
             node: node.to_string(),
@@ -156,7 +156,7 @@ impl PgLog {
     }
 
     /// The snapshot of every row at one consistent log position: (head, rows).
-    pub fn snapshot(&self) -> Result<(u64, Vec<Change>), ClusterError> {
+    pub(crate) fn snapshot(&self) -> Result<(u64, Vec<Change>), ClusterError> {
         self.snapshot_where("true")
     }
 
@@ -197,7 +197,7 @@ const INIT_BATCH: usize = 1000;
 /// the snapshot, the log starts with one empty entry (seq 1) that stands for them, and the data
 /// directory is marked as holding it, so that it can serve as the first node at once; other
 /// nodes copy the snapshot. Refused when the cluster already holds writes.
-pub fn initialize(url: &str, node: &str, store: &Store) -> Result<u64, ClusterError> {
+pub(crate) fn initialize(url: &str, node: &str, store: &Store) -> Result<u64, ClusterError> {
     let mut client = connect(url)?;
     let mut tx = client.transaction()?;
     tx.execute("SELECT pg_advisory_xact_lock($1)", &[&WRITERS_LOCK])?;
@@ -353,14 +353,14 @@ impl Drop for PgWrite<'_> {
 /// A temporary store copied from the cluster's snapshot, attached to the log, for the
 /// commands that work on a cluster without a node's data directory (which a running node
 /// holds): they read it, and write through the log like a node. Removed when dropped.
-pub struct Replica {
+pub(crate) struct Replica {
     path: std::path::PathBuf,
     store: Option<Store>,
 }
 
 /// How much of the snapshot a [`Replica`] copies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReplicaScope {
+pub(crate) enum ReplicaScope {
     /// Users and the user ID sequence (`user` commands).
     Users,
     /// Everything (`import`, `export`).
@@ -368,7 +368,7 @@ pub enum ReplicaScope {
 }
 
 impl Replica {
-    pub fn open(url: &str, scope: ReplicaScope) -> Result<Replica, ClusterError> {
+    pub(crate) fn open(url: &str, scope: ReplicaScope) -> Result<Replica, ClusterError> {
         let log = PgLog::connect(url, "almanac command")?;
         let (head, rows) = log.snapshot_where(match scope {
             ReplicaScope::Users => {
@@ -393,7 +393,7 @@ impl Replica {
         Ok(replica)
     }
 
-    pub fn store(&self) -> &Store {
+    pub(crate) fn store(&self) -> &Store {
         self.store.as_ref().expect("opened with a store")
     }
 }
@@ -407,7 +407,7 @@ impl Drop for Replica {
 
 /// `almanac cluster prune`: drops the log entries older than `keep`, except the head. Nodes
 /// that are further behind copy the snapshot when they come back. Returns how many went.
-pub fn prune(url: &str, keep: Duration) -> Result<u64, ClusterError> {
+pub(crate) fn prune(url: &str, keep: Duration) -> Result<u64, ClusterError> {
     let mut client = connect(url)?;
     let dropped = client.execute(
         "DELETE FROM almanac_log WHERE at < now() - make_interval(secs => $1) \
@@ -419,7 +419,7 @@ pub fn prune(url: &str, keep: Duration) -> Result<u64, ClusterError> {
 
 /// What `almanac cluster status` shows of one node.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NodeStatus {
+pub(crate) struct NodeStatus {
     pub node: String,
     pub applied: u64,
     /// Seconds since the node last reported.
@@ -427,7 +427,7 @@ pub struct NodeStatus {
 }
 
 /// The log's head and every node that has reported, by name.
-pub fn status(url: &str) -> Result<(u64, Vec<NodeStatus>), ClusterError> {
+pub(crate) fn status(url: &str) -> Result<(u64, Vec<NodeStatus>), ClusterError> {
     let mut client = connect(url)?;
     let head: i64 = client.query_one(HEAD, &[])?.get(0);
     let nodes = client
@@ -447,14 +447,14 @@ pub fn status(url: &str) -> Result<(u64, Vec<NodeStatus>), ClusterError> {
 }
 
 /// Keeps a node's replica current with the log, on a thread of its own.
-pub struct Follower {
+pub(crate) struct Follower {
     stop: Arc<AtomicBool>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Follower {
     /// Follows the log at `url` into `store`, reporting as `node`.
-    pub fn start(url: &str, node: &str, store: Arc<Store>) -> Follower {
+    pub(crate) fn start(url: &str, node: &str, store: Arc<Store>) -> Follower {
         let stop = Arc::new(AtomicBool::new(false));
         let thread = {
             let (url, node, stop) = (url.to_string(), node.to_string(), stop.clone());

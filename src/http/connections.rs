@@ -28,7 +28,7 @@ use tokio::sync::Semaphore;
 
 /// Serves `listener` (what `serving` says) until `shutdown` completes, then waits for the open
 /// connections' requests to finish.
-pub async fn serve(
+pub(crate) async fn serve(
     listener: TcpListener,
     serving: Listener,
     state: Arc<AppState>,

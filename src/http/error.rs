@@ -8,9 +8,9 @@ use serde_json::{json, Map, Value};
 use warp::http::StatusCode;
 
 /// Body limit.
-pub const MAX_BODY_BYTES: usize = 1_048_576;
+pub(crate) const MAX_BODY_BYTES: usize = 1_048_576;
 /// Request-target limit.
-pub const MAX_TARGET_BYTES: usize = 8192;
+pub(crate) const MAX_TARGET_BYTES: usize = 8192;
 
 #[derive(Debug, Clone)]
 pub struct ApiError {
@@ -22,7 +22,11 @@ pub struct ApiError {
 }
 
 impl ApiError {
-    pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> ApiError {
+    pub(crate) fn new(
+        status: StatusCode,
+        code: &'static str,
+        message: impl Into<String>,
+    ) -> ApiError {
         ApiError {
             status,
             code,
@@ -31,12 +35,12 @@ impl ApiError {
         }
     }
 
-    pub fn with(mut self, key: &str, value: Value) -> ApiError {
+    pub(crate) fn with(mut self, key: &str, value: Value) -> ApiError {
         self.data.insert(key.to_string(), value);
         self
     }
 
-    pub fn no_route() -> ApiError {
+    pub(crate) fn no_route() -> ApiError {
         ApiError::new(
             StatusCode::NOT_FOUND,
             "rest_no_route",
@@ -44,7 +48,7 @@ impl ApiError {
         )
     }
 
-    pub fn invalid_namespace() -> ApiError {
+    pub(crate) fn invalid_namespace() -> ApiError {
         ApiError::new(
             StatusCode::NOT_FOUND,
             "rest_invalid_namespace",
@@ -52,7 +56,7 @@ impl ApiError {
         )
     }
 
-    pub fn uri_too_long() -> ApiError {
+    pub(crate) fn uri_too_long() -> ApiError {
         ApiError::new(
             StatusCode::URI_TOO_LONG,
             "rest_uri_too_long",
@@ -62,7 +66,7 @@ impl ApiError {
     }
 
     /// Extension: an `X-Cal-Min-Seq` header that is not a non-negative integer.
-    pub fn invalid_min_seq() -> ApiError {
+    pub(crate) fn invalid_min_seq() -> ApiError {
         ApiError::new(
             StatusCode::BAD_REQUEST,
             "rest_invalid_header",
@@ -71,7 +75,7 @@ impl ApiError {
     }
 
     /// Extension: the position an `X-Cal-Min-Seq` read waits for was not reached in time.
-    pub fn position_not_reached(position: u64) -> ApiError {
+    pub(crate) fn position_not_reached(position: u64) -> ApiError {
         ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
             "rest_position_not_reached",
@@ -81,7 +85,7 @@ impl ApiError {
         .with("retry_after", json!(1))
     }
 
-    pub fn payload_too_large() -> ApiError {
+    pub(crate) fn payload_too_large() -> ApiError {
         ApiError::new(
             StatusCode::PAYLOAD_TOO_LARGE,
             "rest_payload_too_large",
@@ -90,7 +94,7 @@ impl ApiError {
         .with("max_bytes", json!(MAX_BODY_BYTES))
     }
 
-    pub fn unsupported_media_type() -> ApiError {
+    pub(crate) fn unsupported_media_type() -> ApiError {
         ApiError::new(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "rest_unsupported_media_type",
@@ -102,7 +106,7 @@ impl ApiError {
         )
     }
 
-    pub fn invalid_json(json_error_code: u8, detail: &str) -> ApiError {
+    pub(crate) fn invalid_json(json_error_code: u8, detail: &str) -> ApiError {
         ApiError::new(
             StatusCode::BAD_REQUEST,
             "rest_invalid_json",
@@ -113,7 +117,7 @@ impl ApiError {
     }
 
     /// Required parameters absent, in the order the route declares them.
-    pub fn missing_params(names: &[&str]) -> ApiError {
+    pub(crate) fn missing_params(names: &[&str]) -> ApiError {
         ApiError::new(
             StatusCode::BAD_REQUEST,
             "rest_missing_callback_param",
@@ -123,7 +127,7 @@ impl ApiError {
     }
 
     /// Every invalid parameter of the request at once.
-    pub fn invalid_params(invalid: &[(String, Invalid)]) -> ApiError {
+    pub(crate) fn invalid_params(invalid: &[(String, Invalid)]) -> ApiError {
         let mut params = Map::new();
         let mut details = Map::new();
         for (name, why) in invalid {
@@ -148,7 +152,7 @@ impl ApiError {
     }
 
     /// A refused route-level permission: 401 for anonymous callers, 403 otherwise.
-    pub fn forbidden(caller: Caller) -> ApiError {
+    pub(crate) fn forbidden(caller: Caller) -> ApiError {
         let status = if caller.is_authenticated() {
             StatusCode::FORBIDDEN
         } else {
@@ -164,7 +168,7 @@ impl ApiError {
     /// Extension: credentials refused unchecked after repeated failures for the same user name
     /// or client address (`auth::throttle`). `retry_after` (whole seconds, rounded up) is also
     /// sent as the `Retry-After` header.
-    pub fn too_many_attempts(retry_after: std::time::Duration) -> ApiError {
+    pub(crate) fn too_many_attempts(retry_after: std::time::Duration) -> ApiError {
         ApiError::new(
             StatusCode::TOO_MANY_REQUESTS,
             "rest_too_many_attempts",
@@ -175,7 +179,7 @@ impl ApiError {
 
     /// Extension: the request body did not arrive within the body read timeout
     /// (`ALMANAC_BODY_TIMEOUT`).
-    pub fn request_timeout(limit: std::time::Duration) -> ApiError {
+    pub(crate) fn request_timeout(limit: std::time::Duration) -> ApiError {
         ApiError::new(
             StatusCode::REQUEST_TIMEOUT,
             "rest_request_timeout",
@@ -185,7 +189,7 @@ impl ApiError {
     }
 
     /// The `Retry-After` value of a 429, if this is one.
-    pub fn retry_after(&self) -> Option<u64> {
+    pub(crate) fn retry_after(&self) -> Option<u64> {
         matches!(
             self.status,
             StatusCode::TOO_MANY_REQUESTS | StatusCode::SERVICE_UNAVAILABLE
@@ -194,7 +198,7 @@ impl ApiError {
         .flatten()
     }
 
-    pub fn internal() -> ApiError {
+    pub(crate) fn internal() -> ApiError {
         ApiError::new(
             StatusCode::INTERNAL_SERVER_ERROR,
             "internal_server_error",
@@ -202,7 +206,7 @@ impl ApiError {
         )
     }
 
-    pub fn body(&self) -> Value {
+    pub(crate) fn body(&self) -> Value {
         let mut data = Map::new();
         data.insert("status".into(), json!(self.status.as_u16()));
         data.extend(self.data.clone());
@@ -260,7 +264,7 @@ fn whole_seconds(d: std::time::Duration) -> u64 {
 }
 
 /// The one mapping of use-case failures to the API's codes and statuses.
-pub fn from_service(e: crate::service::ServiceError, caller: Caller) -> ApiError {
+pub(crate) fn from_service(e: crate::service::ServiceError, caller: Caller) -> ApiError {
     use crate::model::Kind;
     use crate::service::ServiceError as S;
     let kind_code = |kind: Kind, codes: [&'static str; 5]| match kind {

@@ -4,7 +4,7 @@
 use crate::model::Language;
 use std::sync::Arc;
 
-pub const NAMESPACE: &str = "cal/events/v1";
+pub(crate) const NAMESPACE: &str = "cal/events/v1";
 
 #[derive(Debug, Clone)]
 pub struct Links {
@@ -14,7 +14,7 @@ pub struct Links {
 }
 
 impl Links {
-    pub fn new(public_url: Arc<str>, segment: Option<Language>) -> Links {
+    pub(crate) fn new(public_url: Arc<str>, segment: Option<Language>) -> Links {
         Links {
             public_url,
             segment,
@@ -22,17 +22,17 @@ impl Links {
     }
 
     /// The language segment the request came in with.
-    pub fn segment(&self) -> Option<Language> {
+    pub(crate) fn segment(&self) -> Option<Language> {
         self.segment
     }
 
     /// `P`, without trailing slash.
-    pub fn public_url(&self) -> &str {
+    pub(crate) fn public_url(&self) -> &str {
         &self.public_url
     }
 
     /// `P + L`.
-    pub fn site(&self) -> String {
+    pub(crate) fn site(&self) -> String {
         match self.segment {
             Some(lang) => format!("{}/{}", self.public_url, lang.code()),
             None => self.public_url.to_string(),
@@ -40,24 +40,24 @@ impl Links {
     }
 
     /// `P + L + "/"`: the REST root index, target of the discovery link.
-    pub fn rest_root(&self) -> String {
+    pub(crate) fn rest_root(&self) -> String {
         format!("{}/", self.site())
     }
 
     /// `N`.
-    pub fn namespace(&self) -> String {
+    pub(crate) fn namespace(&self) -> String {
         format!("{}/{NAMESPACE}", self.site())
     }
 
     /// `N` + a path relative to the namespace (`"/events"`, or `""` for the root itself).
-    pub fn route(&self, relative: &str) -> String {
+    pub(crate) fn route(&self, relative: &str) -> String {
         format!("{}{relative}", self.namespace())
     }
 }
 
 /// `application/x-www-form-urlencoded` encoding of link query strings: ASCII letters, digits
 /// and `*-._` unchanged, space as `+`, every other byte as `%XX`.
-pub fn form_encode(pairs: &[(&str, &str)]) -> String {
+pub(crate) fn form_encode(pairs: &[(&str, &str)]) -> String {
     let mut out = String::new();
     for (i, (name, value)) in pairs.iter().enumerate() {
         if i > 0 {

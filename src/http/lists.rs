@@ -11,10 +11,10 @@ use std::sync::Arc;
 use warp::http::header::HeaderName;
 
 /// `per_page` values above this are lowered to it.
-pub const MAX_PER_PAGE: i64 = 50;
+pub(crate) const MAX_PER_PAGE: i64 = 50;
 
 /// The `page` and `per_page` parameters every list declares.
-pub fn paging_params() -> Vec<ParamSpec> {
+pub(crate) fn paging_params() -> Vec<ParamSpec> {
     let positive = ParamKind::Integer {
         minimum: Some(1),
         maximum: None,
@@ -31,7 +31,7 @@ pub fn paging_params() -> Vec<ParamSpec> {
 
 /// The `status` of post-kind list links: `publish` for callers who may not
 /// edit, else the list given, or `any`.
-pub fn status_link_value(caller: crate::auth::Caller, given: Option<&[String]>) -> String {
+pub(crate) fn status_link_value(caller: crate::auth::Caller, given: Option<&[String]>) -> String {
     if !caller.has(crate::auth::Capability::EditPosts) {
         return "publish".into();
     }
@@ -39,7 +39,7 @@ pub fn status_link_value(caller: crate::auth::Caller, given: Option<&[String]>) 
 }
 
 /// `(page, per_page)` after clamping.
-pub fn paging(params: &Params) -> (usize, usize) {
+pub(crate) fn paging(params: &Params) -> (usize, usize) {
     let page = params.i64("page").unwrap_or(1).max(1) as usize;
     let per_page = params.i64("per_page").unwrap_or(10).clamp(1, MAX_PER_PAGE) as usize;
     (page, per_page)
@@ -47,7 +47,7 @@ pub fn paging(params: &Params) -> (usize, usize) {
 
 /// One list answer: the items under their key, and the link and total members placed in the
 /// order the resource wants them.
-pub struct ListAnswer<'a> {
+pub(crate) struct ListAnswer<'a> {
     pub links: &'a Links,
     /// `"venues"`, `"categories"`, ...
     pub collection: &'static str,
@@ -60,7 +60,7 @@ pub struct ListAnswer<'a> {
     pub explicit_language: Option<&'static str>,
 }
 
-pub struct ListLinks {
+pub(crate) struct ListLinks {
     pub rest_url: String,
     pub next: Option<String>,
     pub previous: Option<String>,
@@ -68,7 +68,7 @@ pub struct ListLinks {
 }
 
 impl ListAnswer<'_> {
-    pub fn links(&self) -> ListLinks {
+    pub(crate) fn links(&self) -> ListLinks {
         let base = format!("{}/", self.links.route(&format!("/{}", self.collection)));
         let per_page = self.per_page.to_string();
         let mut pairs: Vec<(&str, &str)> = vec![("per_page", &per_page)];
@@ -97,7 +97,7 @@ impl ListAnswer<'_> {
     /// links and totals, in the plugin's key order.
     /// The items are serialized JSON objects (see `representations`): they are spliced into
     /// the body as they are, which is what serializing the whole object would write.
-    pub fn post_kind_answer(&self, items: &[Arc<str>]) -> ApiResponse {
+    pub(crate) fn post_kind_answer(&self, items: &[Arc<str>]) -> ApiResponse {
         let links = self.links();
         let mut tail = Map::new();
         tail.insert("rest_url".into(), json!(links.rest_url));
@@ -128,7 +128,7 @@ impl ListAnswer<'_> {
 
     /// The 200 answer with the totals headers and `Link` relations; `body` already holds the
     /// members in the resource's order, built by the caller with [`ListLinks`].
-    pub fn respond(&self, body: Map<String, Value>, links: &ListLinks) -> ApiResponse {
+    pub(crate) fn respond(&self, body: Map<String, Value>, links: &ListLinks) -> ApiResponse {
         self.finish(ApiResponse::ok(Value::Object(body)), links)
     }
 

@@ -10,7 +10,7 @@ use crate::http::{openapi, ApiResponse, AppState, Context};
 use serde_json::{json, Map, Value};
 use warp::http::header::HeaderName;
 
-pub fn routes() -> Vec<Route> {
+pub(crate) fn routes() -> Vec<Route> {
     let mut routes = catalogue_routes();
     routes.push(Route {
         segments: &[
@@ -117,7 +117,7 @@ fn documentation(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiErro
 }
 
 /// One entry of the namespace index, also the body of OPTIONS on the route.
-pub fn route_entry(route: &Route, links: &Links) -> Value {
+pub(crate) fn route_entry(route: &Route, links: &Links) -> Value {
     let endpoints: Vec<Value> = route
         .endpoints
         .iter()
@@ -143,7 +143,7 @@ pub fn route_entry(route: &Route, links: &Links) -> Value {
 }
 
 /// The `/` entry of the REST root index, also its OPTIONS answer.
-pub fn rest_root_entry(links: &Links) -> Value {
+pub(crate) fn rest_root_entry(links: &Links) -> Value {
     json!({
         "namespace": "",
         "methods": ["GET"],
@@ -153,7 +153,7 @@ pub fn rest_root_entry(links: &Links) -> Value {
 }
 
 /// `GET /`, `/pt-br/`, `/es/` with the discovery headers.
-pub fn rest_root(state: &AppState, links: &Links) -> ApiResponse {
+pub(crate) fn rest_root(state: &AppState, links: &Links) -> ApiResponse {
     let mut routes = Map::new();
     routes.insert("/".into(), rest_root_entry(links));
     for route in state.routes.routes.iter().filter(|r| r.in_catalogue()) {

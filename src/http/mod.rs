@@ -3,20 +3,20 @@
 //! implemented by [`process`] over the [`routes::RouteTable`].
 
 pub mod body;
-pub mod connections;
-pub mod error;
-pub mod ical;
-pub mod links;
-pub mod lists;
-pub mod meta;
-pub mod openapi;
+pub(crate) mod connections;
+pub(crate) mod error;
+pub(crate) mod ical;
+pub(crate) mod links;
+pub(crate) mod lists;
+pub(crate) mod meta;
+pub(crate) mod openapi;
 pub mod params;
 mod parse_errors;
-pub mod render;
-pub mod representation_cache;
-pub mod resources;
-pub mod response;
-pub mod routes;
+pub(crate) mod render;
+pub(crate) mod representation_cache;
+pub(crate) mod resources;
+pub(crate) mod response;
+pub(crate) mod routes;
 
 use crate::auth::{Authenticator, Caller};
 use crate::model::Language;
@@ -25,7 +25,7 @@ use error::{ApiError, MAX_TARGET_BYTES};
 use futures_util::Stream;
 use links::Links;
 use params::Params;
-pub use response::ApiResponse;
+pub(crate) use response::ApiResponse;
 use response::Finish;
 use routes::{PathValues, RouteTable, Target};
 use serde_json::json;
@@ -83,7 +83,7 @@ impl AppState {
     }
 
     /// Keeps `bytes` of calendar feeds between polls instead of the default.
-    pub fn with_feed_cache(mut self, bytes: usize) -> AppState {
+    pub(crate) fn with_feed_cache(mut self, bytes: usize) -> AppState {
         self.feeds = ical::FeedCache::new(bytes);
         self
     }

@@ -7,7 +7,7 @@ use crate::http::params::{Location, ParamSpec};
 use crate::http::routes::{Endpoint, Group, OperationClass, ResponseSchema, RouteTable};
 use serde_json::{json, Map, Value};
 
-pub fn document(routes: &RouteTable, links: &Links) -> Value {
+pub(crate) fn document(routes: &RouteTable, links: &Links) -> Value {
     let mut paths = Map::new();
     for route in &routes.routes {
         let mut item = Map::new();
@@ -90,7 +90,7 @@ fn has_body(endpoint: &Endpoint) -> bool {
 }
 
 /// The body schema of a write: every body field, `required` only on creates.
-pub fn body_schema(endpoint: &Endpoint) -> Value {
+pub(crate) fn body_schema(endpoint: &Endpoint) -> Value {
     let mut properties = Map::new();
     let mut required = Vec::new();
     for spec in endpoint.params.iter().filter(|p| in_body(endpoint, p)) {

@@ -92,7 +92,11 @@ impl ParamSpec {
         }
     }
 
-    pub fn path(name: &'static str, description: &'static str, kind: ParamKind) -> ParamSpec {
+    pub(crate) fn path(
+        name: &'static str,
+        description: &'static str,
+        kind: ParamKind,
+    ) -> ParamSpec {
         ParamSpec {
             name,
             description: Some(description),
@@ -103,24 +107,24 @@ impl ParamSpec {
         }
     }
 
-    pub fn describe(mut self, description: &'static str) -> ParamSpec {
+    pub(crate) fn describe(mut self, description: &'static str) -> ParamSpec {
         self.description = Some(description);
         self
     }
 
-    pub fn default(mut self, value: Value) -> ParamSpec {
+    pub(crate) fn default(mut self, value: Value) -> ParamSpec {
         self.default = Some(value);
         self
     }
 
     /// The parameter every route takes.
-    pub fn translation_language() -> ParamSpec {
+    pub(crate) fn translation_language() -> ParamSpec {
         ParamSpec::query("translation_language", ParamKind::Enum(LANGUAGE_CODES))
             .describe("Language of the content.")
     }
 
     /// The JSON Schema of one value of this parameter.
-    pub fn schema(&self) -> Map<String, Value> {
+    pub(crate) fn schema(&self) -> Map<String, Value> {
         let mut s = match self.kind {
             ParamKind::String => json!({"type": "string"}),
             ParamKind::NonEmptyString => json!({"type": "string", "minLength": 1}),
@@ -195,7 +199,7 @@ impl ParamSpec {
 
     /// The `args` entry of the namespace index: the allowed keys in a fixed order, `required`
     /// last.
-    pub fn index_arg(&self) -> Value {
+    pub(crate) fn index_arg(&self) -> Value {
         const ORDER: [&str; 15] = [
             "type",
             "format",
@@ -471,7 +475,7 @@ pub struct Params {
 
 impl Params {
     /// Ends validation: every invalid parameter found is reported together.
-    pub fn check(&self) -> Result<(), ApiError> {
+    pub(crate) fn check(&self) -> Result<(), ApiError> {
         if self.invalid.is_empty() {
             Ok(())
         } else {
@@ -480,17 +484,17 @@ impl Params {
     }
 
     /// Records an invalid parameter found by a reference check.
-    pub fn refuse(&mut self, name: &str, why: Invalid) {
+    pub(crate) fn refuse(&mut self, name: &str, why: Invalid) {
         self.invalid.push((name.to_string(), why));
     }
 
     /// Present, sent or by default.
-    pub fn has(&self, name: &str) -> bool {
+    pub(crate) fn has(&self, name: &str) -> bool {
         self.values.contains_key(name)
     }
 
     /// Sent by the request (not a default).
-    pub fn sent(&self, name: &str) -> bool {
+    pub(crate) fn sent(&self, name: &str) -> bool {
         self.sent.contains(name)
     }
 
@@ -498,7 +502,7 @@ impl Params {
         self.get(name).and_then(Value::as_i64)
     }
 
-    pub fn bool(&self, name: &str) -> Option<bool> {
+    pub(crate) fn bool(&self, name: &str) -> Option<bool> {
         self.get(name).and_then(Value::as_bool)
     }
 
@@ -508,7 +512,7 @@ impl Params {
             .map(|a| a.iter().filter_map(Value::as_u64).collect())
     }
 
-    pub fn strings(&self, name: &str) -> Option<Vec<String>> {
+    pub(crate) fn strings(&self, name: &str) -> Option<Vec<String>> {
         self.get(name).and_then(Value::as_array).map(|a| {
             a.iter()
                 .filter_map(|v| v.as_str().map(str::to_string))
@@ -516,17 +520,17 @@ impl Params {
         })
     }
 
-    pub fn get(&self, name: &str) -> Option<&Value> {
+    pub(crate) fn get(&self, name: &str) -> Option<&Value> {
         self.values.get(name)
     }
 
-    pub fn str(&self, name: &str) -> Option<&str> {
+    pub(crate) fn str(&self, name: &str) -> Option<&str> {
         self.get(name).and_then(Value::as_str)
     }
 
     /// The parameters sent, by name, each value in its JSON form: the same request, however
     /// it was spelled or ordered, gives the same list.
-    pub fn sent_values(&self) -> Vec<(&'static str, String)> {
+    pub(crate) fn sent_values(&self) -> Vec<(&'static str, String)> {
         let mut sent: Vec<(&'static str, String)> = self
             .values
             .iter()
@@ -538,7 +542,7 @@ impl Params {
     }
 
     /// The explicitly requested language, if `translation_language` was sent.
-    pub fn translation_language(&self) -> Option<Language> {
+    pub(crate) fn translation_language(&self) -> Option<Language> {
         self.str("translation_language")
             .and_then(Language::from_code)
     }

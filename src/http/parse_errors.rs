@@ -12,14 +12,14 @@ use std::task::{ready, Context, Poll};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use warp::http::StatusCode;
 
-pub struct ParseErrorBodies<S> {
+pub(crate) struct ParseErrorBodies<S> {
     inner: S,
     /// The replacement response still to be written, and how much of it was.
     replacement: Option<(Vec<u8>, usize)>,
 }
 
 impl<S> ParseErrorBodies<S> {
-    pub fn new(inner: S) -> ParseErrorBodies<S> {
+    pub(crate) fn new(inner: S) -> ParseErrorBodies<S> {
         ParseErrorBodies {
             inner,
             replacement: None,

@@ -10,7 +10,7 @@ use chrono::NaiveDateTime;
 use serde_json::{json, Map, Value};
 
 /// The image object: `url`, `id`, `extension`.
-pub fn image(image: &Image) -> Value {
+pub(crate) fn image(image: &Image) -> Value {
     let path = url::Url::parse(&image.url)
         .map(|u| u.path().to_string())
         .unwrap_or_default();
@@ -25,7 +25,7 @@ pub fn image(image: &Image) -> Value {
 }
 
 /// `language` and `translations`.
-pub fn translations(members: &[(Language, u64)]) -> Value {
+pub(crate) fn translations(members: &[(Language, u64)]) -> Value {
     let mut map = Map::new();
     for (language, id) in members {
         map.insert(language.code().into(), json!(id));
@@ -34,7 +34,7 @@ pub fn translations(members: &[(Language, u64)]) -> Value {
 }
 
 /// `global_id`: host and path of the public URL, `?id=`, the ID.
-pub fn global_id(links: &Links, id: u64) -> String {
+pub(crate) fn global_id(links: &Links, id: u64) -> String {
     let origin = url::Url::parse(links.public_url())
         .map(|u| {
             let path = u.path().trim_end_matches('/');
@@ -45,7 +45,7 @@ pub fn global_id(links: &Links, id: u64) -> String {
 }
 
 /// The public page address (`url`).
-pub fn public_url(links: &Links, kind: Kind, meta: &PostMeta, status: Status) -> String {
+pub(crate) fn public_url(links: &Links, kind: Kind, meta: &PostMeta, status: Status) -> String {
     let (path, post_type) = match kind {
         Kind::Event => ("event", "tribe_events"),
         Kind::Venue => ("venue", "tribe_venue"),
@@ -58,7 +58,7 @@ pub fn public_url(links: &Links, kind: Kind, meta: &PostMeta, status: Status) ->
 }
 
 /// What a linked-post representation needs besides the record.
-pub struct LinkedContext<'a> {
+pub(crate) struct LinkedContext<'a> {
     pub links: &'a Links,
     pub now: NaiveDateTime,
     pub image: Option<Image>,
@@ -115,7 +115,7 @@ fn linked_tail(m: &mut Map<String, Value>, meta: &PostMeta, ctx: &LinkedContext)
     m.insert("translations".into(), translations(&ctx.translations));
 }
 
-pub fn venue(v: &Venue, ctx: &LinkedContext) -> Value {
+pub(crate) fn venue(v: &Venue, ctx: &LinkedContext) -> Value {
     let mut m = linked_head(Kind::Venue, &v.post, "venue", ctx);
     for (key, value) in [
         ("address", &v.address),
@@ -192,7 +192,7 @@ fn venue_json_ld(v: &Venue, ctx: &LinkedContext) -> Value {
     Value::Object(ld)
 }
 
-pub fn organizer(o: &Organizer, ctx: &LinkedContext) -> Value {
+pub(crate) fn organizer(o: &Organizer, ctx: &LinkedContext) -> Value {
     let mut m = linked_head(Kind::Organizer, &o.post, "organizer", ctx);
     put_text(&mut m, "phone", &o.phone);
     put_text(&mut m, "website", &o.website);
@@ -223,7 +223,7 @@ pub fn organizer(o: &Organizer, ctx: &LinkedContext) -> Value {
 
 /// A category or tag; `allow` is `Some` for single-term answers that carry
 /// `_links` (the methods this caller may use).
-pub fn term(view: &TermView, links: &Links, allow: Option<&[&str]>) -> Value {
+pub(crate) fn term(view: &TermView, links: &Links, allow: Option<&[&str]>) -> Value {
     let t = &view.term;
     let (collection, taxonomy) = match t.kind {
         Kind::Category => ("categories", "tribe_events_cat"),
@@ -298,7 +298,7 @@ fn date_details(t: &NaiveDateTime) -> Value {
 }
 
 /// A category or tag embedded in an event.
-pub fn embedded_term(view: &TermView, links: &Links) -> Value {
+pub(crate) fn embedded_term(view: &TermView, links: &Links) -> Value {
     let t = &view.term;
     let collection = if t.kind == Kind::Category {
         "categories"
@@ -338,7 +338,7 @@ pub fn embedded_term(view: &TermView, links: &Links) -> Value {
 }
 
 /// Everything an event representation embeds, resolved by the caller.
-pub struct EventParts<'a> {
+pub(crate) struct EventParts<'a> {
     pub links: &'a Links,
     pub now: NaiveDateTime,
     pub image: Option<Image>,
@@ -356,7 +356,7 @@ pub struct EventParts<'a> {
 }
 
 /// The event representation, keys in the plugin's order.
-pub fn event(e: &crate::model::event::Event, parts: EventParts) -> Value {
+pub(crate) fn event(e: &crate::model::event::Event, parts: EventParts) -> Value {
     let meta = &e.post;
     let status = meta.effective_status(parts.now);
     let url = public_url(parts.links, Kind::Event, meta, status);
@@ -468,7 +468,7 @@ fn iso_with_offset(local: &NaiveDateTime, utc: &NaiveDateTime, zone_name: &str) 
 
 /// The event's `json_ld`; `location` and `organizer` are the embedded
 /// records' own `json_ld` objects.
-pub fn event_json_ld(
+pub(crate) fn event_json_ld(
     e: &crate::model::event::Event,
     links: &Links,
     now: NaiveDateTime,

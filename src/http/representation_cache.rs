@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex};
 const MAX_ENTRIES: usize = 5_000;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct RepresentationKey {
+pub(crate) struct RepresentationKey {
     pub kind: Kind,
     pub id: u64,
     pub masked: bool,
@@ -29,14 +29,14 @@ pub struct RepresentationKey {
 
 /// The state a representation was derived from: store version and clock second.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Generation {
+pub(crate) struct Generation {
     version: u64,
     second: i64,
 }
 
 impl Generation {
     /// Reads the version first: what is derived afterwards is at least that current.
-    pub fn now(store: &crate::store::Store) -> Generation {
+    pub(crate) fn now(store: &crate::store::Store) -> Generation {
         let version = store.version();
         Generation {
             version,
@@ -45,7 +45,7 @@ impl Generation {
     }
 
     /// The clock representations of this generation are built with.
-    pub fn clock(&self) -> NaiveDateTime {
+    pub(crate) fn clock(&self) -> NaiveDateTime {
         chrono::DateTime::from_timestamp(self.second, 0)
             .expect("the current second is a valid time")
             .naive_utc()
@@ -66,7 +66,7 @@ struct Entries {
 }
 
 impl RepresentationCache {
-    pub fn get(&self, generation: Generation, key: &RepresentationKey) -> Option<Arc<str>> {
+    pub(crate) fn get(&self, generation: Generation, key: &RepresentationKey) -> Option<Arc<str>> {
         let entries = self.current.lock().expect("representation cache lock");
         if entries.generation != generation {
             return None;
@@ -74,7 +74,7 @@ impl RepresentationCache {
         entries.items.get(key).cloned()
     }
 
-    pub fn put(&self, generation: Generation, key: RepresentationKey, item: Arc<str>) {
+    pub(crate) fn put(&self, generation: Generation, key: RepresentationKey, item: Arc<str>) {
         let mut entries = self.current.lock().expect("representation cache lock");
         let newer = (generation.version, generation.second)
             > (entries.generation.version, entries.generation.second);

@@ -28,11 +28,11 @@ pub struct ApiResponse {
 }
 
 impl ApiResponse {
-    pub fn ok(body: Value) -> ApiResponse {
+    pub(crate) fn ok(body: Value) -> ApiResponse {
         ApiResponse::ok_body(Body::Json(body))
     }
 
-    pub fn ok_body(body: Body) -> ApiResponse {
+    pub(crate) fn ok_body(body: Body) -> ApiResponse {
         ApiResponse {
             status: StatusCode::OK,
             body,
@@ -41,7 +41,7 @@ impl ApiResponse {
         }
     }
 
-    pub fn header(mut self, name: HeaderName, value: impl Into<String>) -> ApiResponse {
+    pub(crate) fn header(mut self, name: HeaderName, value: impl Into<String>) -> ApiResponse {
         self.headers.push((name, value.into()));
         self
     }
@@ -67,7 +67,7 @@ pub struct SharedBody {
 }
 
 impl SharedBody {
-    pub fn new(media_type: &'static str, bytes: Vec<u8>) -> SharedBody {
+    pub(crate) fn new(media_type: &'static str, bytes: Vec<u8>) -> SharedBody {
         SharedBody {
             media_type,
             etag: weak_etag(&bytes),
@@ -77,7 +77,7 @@ impl SharedBody {
     }
 
     /// The size in memory, for the cache's bound.
-    pub fn size(&self) -> usize {
+    pub(crate) fn size(&self) -> usize {
         self.bytes.len() + self.gzipped.get().map_or(0, Bytes::len)
     }
 }
@@ -85,7 +85,7 @@ impl SharedBody {
 const JSON: &str = "application/json; charset=UTF-8";
 
 /// Everything the finishing step needs to know about the request.
-pub struct Finish<'a> {
+pub(crate) struct Finish<'a> {
     pub method: &'a Method,
     pub request_headers: &'a HeaderMap,
     pub caller: Caller,
@@ -103,7 +103,7 @@ const AUTHENTICATED_CACHE: &str = "no-cache, must-revalidate, max-age=0, no-stor
 const GZIP_MIN_BYTES: usize = 1024;
 
 impl Finish<'_> {
-    pub fn success(&self, answer: ApiResponse, cache_control: Option<&str>) -> Response {
+    pub(crate) fn success(&self, answer: ApiResponse, cache_control: Option<&str>) -> Response {
         let (body, media_type, shared) = match answer.body {
             Body::Json(value) => (
                 serde_json::to_vec(&value)
@@ -166,7 +166,7 @@ impl Finish<'_> {
         response
     }
 
-    pub fn error(&self, error: &ApiError) -> Response {
+    pub(crate) fn error(&self, error: &ApiError) -> Response {
         let body = serde_json::to_vec(&error.body()).expect("JSON values always serialize");
         let mut response = self.bytes(error.status, body.into(), JSON, &[], gzip);
         put(response.headers_mut(), header::CACHE_CONTROL, "no-store");
@@ -243,7 +243,7 @@ fn put(h: &mut HeaderMap, name: HeaderName, value: &str) {
 /// `W/"` + the first 64 bits of BLAKE3 of the uncompressed body, in hex. BLAKE3 is a
 /// cryptographic hash like SHA-256, several times faster on list-sized bodies (hashing a
 /// 40 KB page with SHA-256 took a tenth of a cached list request).
-pub fn weak_etag(body: &[u8]) -> String {
+pub(crate) fn weak_etag(body: &[u8]) -> String {
     let digest = blake3::hash(body);
     let hex: String = digest.as_bytes()[..8]
         .iter()

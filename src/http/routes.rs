@@ -35,7 +35,7 @@ pub enum Group {
 }
 
 impl Group {
-    pub fn methods(self) -> &'static [Method] {
+    pub(crate) fn methods(self) -> &'static [Method] {
         const READ: &[Method] = &[Method::GET];
         const CREATE: &[Method] = &[Method::POST];
         const EDIT: &[Method] = &[Method::POST, Method::PUT, Method::PATCH];
@@ -69,7 +69,7 @@ impl OperationClass {
     /// is possible (credentials refused unchecked after repeated failures; no password
     /// verifier free in time) and 408 wherever 413 is (a request body that does not arrive in
     /// time).
-    pub fn statuses(self) -> &'static [u16] {
+    pub(crate) fn statuses(self) -> &'static [u16] {
         match self {
             OperationClass::Meta | OperationClass::List => {
                 &[200, 304, 400, 401, 404, 414, 429, 500, 503]
@@ -117,7 +117,7 @@ pub enum Permission {
 }
 
 /// A synchronous handler: it runs on the blocking pool, so it may use the store and index.
-pub type Handler = fn(&AppState, &Context) -> Result<ApiResponse, ApiError>;
+pub(crate) type Handler = fn(&AppState, &Context) -> Result<ApiResponse, ApiError>;
 
 pub struct Endpoint {
     pub group: Group,
@@ -141,14 +141,14 @@ pub struct Route {
 
 impl Route {
     /// All methods of the route, in endpoint order (HEAD and OPTIONS are implicit).
-    pub fn methods(&self) -> Vec<Method> {
+    pub(crate) fn methods(&self) -> Vec<Method> {
         self.endpoints
             .iter()
             .flat_map(|e| e.group.methods().iter().cloned())
             .collect()
     }
 
-    pub fn endpoint_for(&self, method: &Method) -> Option<&Endpoint> {
+    pub(crate) fn endpoint_for(&self, method: &Method) -> Option<&Endpoint> {
         let method = if method == Method::HEAD {
             &Method::GET
         } else {
@@ -162,7 +162,7 @@ impl Route {
     /// Routes of the plugin's catalogue are listed in the namespace index;
     /// almanac's extensions (administrators' routes, the calendar feeds) are documented in
     /// `/doc` only.
-    pub fn in_catalogue(&self) -> bool {
+    pub(crate) fn in_catalogue(&self) -> bool {
         let administrative = self
             .endpoints
             .iter()
@@ -175,12 +175,12 @@ impl Route {
         !administrative && !feed
     }
 
-    pub fn has_placeholders(&self) -> bool {
+    pub(crate) fn has_placeholders(&self) -> bool {
         self.segments.iter().any(|s| !matches!(s, Seg::Lit(_)))
     }
 
     /// The key of the namespace index: `/cal/events/v1/events/(?P<id>\d+)`.
-    pub fn index_key(&self) -> String {
+    pub(crate) fn index_key(&self) -> String {
         format!(
             "/{}{}",
             crate::http::links::NAMESPACE,
@@ -189,7 +189,7 @@ impl Route {
     }
 
     /// The path relative to the namespace, with placeholders as in `/doc`: `/events/{id}`.
-    pub fn doc_path(&self) -> String {
+    pub(crate) fn doc_path(&self) -> String {
         let path = self.relative_with("{id}", "{slug}", ".");
         if path.is_empty() {
             "/".into()
@@ -199,7 +199,7 @@ impl Route {
     }
 
     /// The path relative to the namespace root (`""` for the root), for placeholder-free routes.
-    pub fn relative_path(&self) -> String {
+    pub(crate) fn relative_path(&self) -> String {
         self.relative_with("{id}", "{slug}", ".")
     }
 
@@ -229,7 +229,7 @@ pub struct PathValues {
 
 /// Where a request path leads (docs/api.md, "Paths").
 #[derive(Debug, PartialEq, Eq)]
-pub enum Target {
+pub(crate) enum Target {
     Healthz,
     /// `/metrics` (administrators; see `crate::metrics`).
     Metrics,
@@ -257,7 +257,7 @@ const OUTSIDE_LABELS: [&str; 4] = ["rest_root", "healthz", "metrics", "unmatched
 impl RouteTable {
     /// Every endpoint takes `translation_language`; it is added here, last,
     /// where a route does not declare it itself.
-    pub fn new(mut routes: Vec<Route>) -> RouteTable {
+    pub(crate) fn new(mut routes: Vec<Route>) -> RouteTable {
         for endpoint in routes.iter_mut().flat_map(|r| r.endpoints.iter_mut()) {
             if !endpoint
                 .params
@@ -277,7 +277,7 @@ impl RouteTable {
 
     /// What request metrics name `target` by: a route's path template as in `/doc`
     /// (`/events/{id}`), or `rest_root`, `healthz`, `metrics`, `unmatched`.
-    pub fn label(&self, target: &Target) -> &Arc<str> {
+    pub(crate) fn label(&self, target: &Target) -> &Arc<str> {
         let outside = |n: usize| &self.labels[self.routes.len() + n];
         match target {
             Target::Namespace { route, .. } => &self.labels[*route],
@@ -289,7 +289,7 @@ impl RouteTable {
     }
 
     /// Matches a raw (still percent-encoded) path.
-    pub fn resolve(&self, raw_path: &str) -> Target {
+    pub(crate) fn resolve(&self, raw_path: &str) -> Target {
         let Some(segments) = decode_segments(raw_path) else {
             return Target::Unknown;
         };

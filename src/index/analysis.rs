@@ -87,14 +87,14 @@ impl Tokenizer for AlmanacTokenizer {
 }
 
 /// The tokenizer name of the stemmed fields of a language (see index_schema/schema.toml).
-pub fn stem_tokenizer(language: Language) -> String {
+pub(crate) fn stem_tokenizer(language: Language) -> String {
     format!("stem_{}", language.code())
 }
 
-pub const FOLD_TOKENIZER: &str = "fold";
+pub(crate) const FOLD_TOKENIZER: &str = "fold";
 
 /// Registers the analyzers under the names the schema file uses.
-pub fn register(manager: &TokenizerManager) {
+pub(crate) fn register(manager: &TokenizerManager) {
     for language in Language::ALL {
         manager.register(
             &stem_tokenizer(language),

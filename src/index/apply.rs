@@ -23,7 +23,7 @@ impl SearchIndex {
     /// number, which it returns (`None` when there was nothing to apply). Entries and
     /// documents come from one snapshot, so the commit mirrors it exactly: it becomes the
     /// index's [`View`].
-    pub fn apply_after(&self, store: &Store, applied: u64) -> IndexResult<Option<u64>> {
+    pub(crate) fn apply_after(&self, store: &Store, applied: u64) -> IndexResult<Option<u64>> {
         let _serialised = self.apply_lock.lock().expect("index apply lock");
         self.apply_to(&self.live(), store, applied)
     }

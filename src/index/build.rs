@@ -207,7 +207,7 @@ impl SearchIndex {
     /// (the administrators' reindex route): the new index is built from a snapshot, then,
     /// with writes to the index paused, catches up with what was written meanwhile and
     /// replaces the current one.
-    pub fn rebuild_live(&self, store: &Store) -> IndexResult<BuildSummary> {
+    pub(crate) fn rebuild_live(&self, store: &Store) -> IndexResult<BuildSummary> {
         self.rebuilding.store(true, Ordering::SeqCst);
         let result = self.rebuild_live_inner(store);
         self.rebuilding.store(false, Ordering::SeqCst);

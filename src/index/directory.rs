@@ -27,13 +27,13 @@ use tantivy::Index;
 const MANAGED_LIST: &str = ".managed.json";
 
 #[derive(Clone, Debug)]
-pub struct IndexDirectory {
+pub(crate) struct IndexDirectory {
     inner: MmapDirectory,
     root: PathBuf,
 }
 
 impl IndexDirectory {
-    pub fn open(root: &Path) -> Result<IndexDirectory, OpenDirectoryError> {
+    pub(crate) fn open(root: &Path) -> Result<IndexDirectory, OpenDirectoryError> {
         Ok(IndexDirectory {
             inner: MmapDirectory::open(root)?,
             root: root.to_path_buf(),
@@ -91,7 +91,7 @@ impl Directory for IndexDirectory {
 /// Deletes the segment files in `dir` that the last commit of `index` does not reference
 /// (leftovers of commits cut short). Files whose names start with a dot (tantivy's lists and
 /// locks) and `meta.json` stay.
-pub fn remove_unlisted(index: &Index, dir: &Path) -> tantivy::Result<()> {
+pub(crate) fn remove_unlisted(index: &Index, dir: &Path) -> tantivy::Result<()> {
     // Segment ID -> the name of its current delete file, if it has one.
     let living: HashMap<String, Option<PathBuf>> = index
         .searchable_segment_metas()?

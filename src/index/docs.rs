@@ -14,7 +14,7 @@ fn seconds(t: &NaiveDateTime) -> i64 {
 }
 
 /// Months since year 0 of a wall clock given in seconds (the [`Key::StartMonth`] key).
-pub fn month_of_seconds(secs: i64) -> i64 {
+pub(crate) fn month_of_seconds(secs: i64) -> i64 {
     use chrono::Datelike;
     let t = chrono::DateTime::from_timestamp(secs, 0)
         .map(|t| t.naive_utc())
@@ -23,15 +23,15 @@ pub fn month_of_seconds(secs: i64) -> i64 {
 }
 
 /// Record IDs below this bound order correctly inside a sort key.
-pub const ID_SPAN: i64 = 1 << 24;
+pub(crate) const ID_SPAN: i64 = 1 << 24;
 
 /// A sort key ordering by `t`, then by ID: seconds (years 0001–9999 fit in ±2^38) × 2^24 + ID.
-pub fn sort_key(t: &NaiveDateTime, id: u64) -> i64 {
+pub(crate) fn sort_key(t: &NaiveDateTime, id: u64) -> i64 {
     seconds(t) * ID_SPAN + (id as i64 % ID_SPAN)
 }
 
 /// The [`Key::Scope`] value of a document (see index_schema/schema.toml).
-pub fn scope(kind: Kind, language: crate::model::Language, listed: bool) -> String {
+pub(crate) fn scope(kind: Kind, language: crate::model::Language, listed: bool) -> String {
     let listing = if listed { "listed" } else { "hidden" };
     format!("{}/{}/{listing}", kind.name(), language.code())
 }
@@ -79,7 +79,7 @@ fn no_event_dates(f: &Fields, doc: &mut TantivyDocument) {
     }
 }
 
-pub fn venue(f: &Fields, v: &Venue) -> TantivyDocument {
+pub(crate) fn venue(f: &Fields, v: &Venue) -> TantivyDocument {
     let mut doc = base(f, Kind::Venue, &v.post, true);
     no_event_dates(f, &mut doc);
     body(
@@ -102,7 +102,7 @@ pub fn venue(f: &Fields, v: &Venue) -> TantivyDocument {
     doc
 }
 
-pub fn organizer(f: &Fields, o: &Organizer) -> TantivyDocument {
+pub(crate) fn organizer(f: &Fields, o: &Organizer) -> TantivyDocument {
     let mut doc = base(f, Kind::Organizer, &o.post, true);
     no_event_dates(f, &mut doc);
     body(
@@ -122,7 +122,7 @@ pub fn organizer(f: &Fields, o: &Organizer) -> TantivyDocument {
 
 /// An event's document also carries the current names of its venue and organizers and its
 /// venue's coordinates (for search and the geographic filter), read from the same snapshot.
-pub fn event(f: &Fields, e: &Event, rx: &impl Reads) -> IndexResult<TantivyDocument> {
+pub(crate) fn event(f: &Fields, e: &Event, rx: &impl Reads) -> IndexResult<TantivyDocument> {
     let mut doc = base(f, Kind::Event, &e.post, !e.hide_from_listings);
     let venue = match e.venue {
         Some(id) => rx.get_record::<Venue>(Kind::Venue, id)?,

@@ -33,7 +33,7 @@ use tantivy::{DocId, DocSet, Score, SegmentReader, TantivyError, TERMINATED};
 /// A query as the planner builds it: filters (cacheable, all required), bounds on fast
 /// fields (required) and checks (the rest).
 #[derive(Debug, Default)]
-pub struct Plan {
+pub(crate) struct Plan {
     pub filters: Vec<Box<dyn Query>>,
     pub bounds: Vec<ColumnBound>,
     pub checks: Vec<(Occur, Box<dyn Query>)>,
@@ -41,7 +41,7 @@ pub struct Plan {
 
 /// A required range on an i64 fast field: documents without a value do not match.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ColumnBound {
+pub(crate) struct ColumnBound {
     pub column: &'static str,
     pub lower: Bound<i64>,
     pub upper: Bound<i64>,
@@ -117,12 +117,12 @@ impl ColumnBound {
 
 impl Plan {
     /// A required clause whose matches depend on nothing but the segment (no `now`).
-    pub fn filter(&mut self, query: Box<dyn Query>) {
+    pub(crate) fn filter(&mut self, query: Box<dyn Query>) {
         self.filters.push(query);
     }
 
     /// A required range on an i64 fast field.
-    pub fn bound(&mut self, column: &'static str, lower: Bound<i64>, upper: Bound<i64>) {
+    pub(crate) fn bound(&mut self, column: &'static str, lower: Bound<i64>, upper: Bound<i64>) {
         self.bounds.push(ColumnBound {
             column,
             lower,
@@ -131,12 +131,12 @@ impl Plan {
     }
 
     /// A clause evaluated per candidate document.
-    pub fn check(&mut self, occur: Occur, query: Box<dyn Query>) {
+    pub(crate) fn check(&mut self, occur: Occur, query: Box<dyn Query>) {
         self.checks.push((occur, query));
     }
 
     /// The plan as a query that uses (and fills) `cache`.
-    pub fn into_query(self, cache: &Arc<FilterCache>) -> FilteredQuery {
+    pub(crate) fn into_query(self, cache: &Arc<FilterCache>) -> FilteredQuery {
         FilteredQuery {
             keys: self.filters.iter().map(|q| format!("{q:?}")).collect(),
             plan: Arc::new(self),
@@ -167,7 +167,7 @@ impl Plan {
 /// Per-segment bitsets of filters, keyed by segment and the filter's rendering, within a
 /// memory budget (when it is exceeded the cache starts over: entries of merged-away segments
 /// and of rare filters go, the common ones come back at their next use).
-pub struct FilterCache {
+pub(crate) struct FilterCache {
     budget: usize,
     entries: Mutex<Entries>,
 }
@@ -180,7 +180,7 @@ struct Entries {
 }
 
 impl FilterCache {
-    pub fn new(budget: usize) -> FilterCache {
+    pub(crate) fn new(budget: usize) -> FilterCache {
         FilterCache {
             budget,
             entries: Mutex::new(Entries::default()),
@@ -236,7 +236,7 @@ fn words_for(max_doc: u32) -> usize {
 
 /// A [`Plan`] bound to a cache: see the module documentation.
 #[derive(Clone)]
-pub struct FilteredQuery {
+pub(crate) struct FilteredQuery {
     /// Each filter's rendering: its cache key.
     keys: Vec<String>,
     plan: Arc<Plan>,

@@ -6,7 +6,7 @@ use tantivy::query::Query;
 use tantivy::{DocId, SegmentReader};
 
 /// Great-circle distance (haversine, mean Earth radius 6371.0088 km).
-pub fn haversine_km(lat1: f64, lng1: f64, lat2: f64, lng2: f64) -> f64 {
+pub(crate) fn haversine_km(lat1: f64, lng1: f64, lat2: f64, lng2: f64) -> f64 {
     const EARTH_KM: f64 = 6371.0088;
     let (p1, p2) = (lat1.to_radians(), lat2.to_radians());
     let dp = (lat2 - lat1).to_radians();
@@ -15,7 +15,7 @@ pub fn haversine_km(lat1: f64, lng1: f64, lat2: f64, lng2: f64) -> f64 {
     2.0 * EARTH_KM * a.sqrt().asin()
 }
 
-pub fn within(lat: f64, lng: f64, radius_km: f64) -> Box<dyn Query> {
+pub(crate) fn within(lat: f64, lng: f64, radius_km: f64) -> Box<dyn Query> {
     let predicate = FunctionPredicate::from(move |segment: &SegmentReader| {
         let lats = segment.fast_fields().f64("geo_lat")?;
         let lngs = segment.fast_fields().f64("geo_lng")?;

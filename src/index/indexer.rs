@@ -53,7 +53,7 @@ impl Indexer {
     /// committed, so parsing and storing the next batch overlaps indexing the last one; the
     /// indexer takes whatever has accumulated as one commit. Nothing is acknowledged to a
     /// client meanwhile, and [`Indexer::stop`] applies everything before it returns.
-    pub fn start_bulk(store: Arc<Store>, index: Arc<SearchIndex>) -> Indexer {
+    pub(crate) fn start_bulk(store: Arc<Store>, index: Arc<SearchIndex>) -> Indexer {
         Indexer::launch(store, index, false)
     }
 

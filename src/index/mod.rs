@@ -2,17 +2,17 @@
 //! listing, date window and search. redb is the truth; this is derived from it and can always
 //! be rebuilt from it (see `indexer` for how it is kept current, and docs/architecture.md).
 
-pub mod analysis;
+pub(crate) mod analysis;
 mod apply;
 mod build;
 mod collectors;
 mod directory;
 mod docs;
-pub mod filters;
-pub mod geo;
+pub(crate) mod filters;
+pub(crate) mod geo;
 pub mod indexer;
-pub mod planner;
-pub mod schema;
+pub(crate) mod planner;
+pub(crate) mod schema;
 mod search;
 
 use crate::model::Kind;
@@ -43,7 +43,7 @@ pub enum IndexError {
     Io(#[from] std::io::Error),
 }
 
-pub type IndexResult<T> = Result<T, IndexError>;
+pub(crate) type IndexResult<T> = Result<T, IndexError>;
 
 /// What each commit records: how far the outbox has been applied, under which schema.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
@@ -100,21 +100,21 @@ struct TermCounts {
 /// the store but not yet searchable (not yet acknowledged) cannot show up half-way, e.g. a
 /// record listed by its old status with its new one.
 #[derive(Clone)]
-pub struct View {
+pub(crate) struct View {
     searcher: tantivy::Searcher,
     store: Arc<ReadTx>,
 }
 
 impl View {
     /// The store snapshot of this view.
-    pub fn store(&self) -> &ReadTx {
+    pub(crate) fn store(&self) -> &ReadTx {
         &self.store
     }
 }
 
 /// The order of an event list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EventOrder {
+pub(crate) enum EventOrder {
     /// Local start, then ID.
     Start,
     /// Publication date, then ID (with `include`).
@@ -123,7 +123,7 @@ pub enum EventOrder {
 
 /// A page of IDs and the total number of matches.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Hits {
+pub(crate) struct Hits {
     pub ids: Vec<u64>,
     pub total: usize,
 }
@@ -134,24 +134,24 @@ impl SearchIndex {
     }
 
     /// Whether applied outbox entries may be dropped (not during an online rebuild).
-    pub fn may_prune_outbox(&self) -> bool {
+    pub(crate) fn may_prune_outbox(&self) -> bool {
         !self.rebuilding.load(Ordering::SeqCst)
     }
 
     /// The outbox sequence number the index has applied.
-    pub fn applied_seq(&self) -> u64 {
+    pub(crate) fn applied_seq(&self) -> u64 {
         self.live().applied_seq()
     }
 
     /// The outbox sequence number up to which every write is in the index. Unlike
     /// [`SearchIndex::applied_seq`] (the last commit's), it also covers writes that changed no
     /// document (terms), which need no index commit.
-    pub fn applied_position(&self) -> u64 {
+    pub(crate) fn applied_position(&self) -> u64 {
         self.applied.load(Ordering::SeqCst)
     }
 
     /// How many documents (events, venues, organizers) the index holds.
-    pub fn documents(&self) -> u64 {
+    pub(crate) fn documents(&self) -> u64 {
         self.live().reader.searcher().num_docs()
     }
 

@@ -33,7 +33,7 @@ const TITLE_FACTOR: f32 = 1.5;
 
 /// Who is listing and which statuses the list shows.
 #[derive(Debug, Clone)]
-pub struct Visibility {
+pub(crate) struct Visibility {
     pub caller: Caller,
     /// The effective statuses asked for.
     pub statuses: Vec<Status>,
@@ -46,7 +46,7 @@ pub struct Visibility {
 
 /// Date bounds on local wall clocks, in seconds, already normalised.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct DateBounds {
+pub(crate) struct DateBounds {
     pub start_min: Option<i64>,
     pub end_max: Option<i64>,
     pub starts_before: Option<i64>,
@@ -57,7 +57,7 @@ pub struct DateBounds {
 
 /// The geographic filter (`geoloc`, `geoloc_lat`, ...).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum GeoFilter {
+pub(crate) enum GeoFilter {
     /// Only events whose venue has coordinates.
     HasCoordinates,
     /// Only events whose venue lies within `radius_km` of the point.
@@ -66,7 +66,7 @@ pub enum GeoFilter {
 
 /// A validated `GET /events` request, with references resolved to IDs.
 #[derive(Debug, Clone)]
-pub struct EventFilter {
+pub(crate) struct EventFilter {
     pub language: Language,
     pub visibility: Visibility,
     pub dates: DateBounds,
@@ -86,7 +86,7 @@ pub struct EventFilter {
 /// A validated `GET /venues` or `GET /organizers` request; the event-derived filters are
 /// already turned into ID sets.
 #[derive(Debug, Clone)]
-pub struct LinkedFilter {
+pub(crate) struct LinkedFilter {
     pub kind: Kind,
     pub language: Language,
     pub visibility: Visibility,
@@ -169,7 +169,7 @@ fn effective_status(
 /// Status set and the per-record read rule of lists (docs/api.md, "Roles and visibility"): callers
 /// who may edit others' records read everything in the set; everyone else reads published records
 /// and their own.
-pub fn visibility_clause(fields: &Fields, v: &Visibility) -> Box<dyn Query> {
+pub(crate) fn visibility_clause(fields: &Fields, v: &Visibility) -> Box<dyn Query> {
     let in_set = any_of(
         v.statuses
             .iter()
@@ -247,7 +247,7 @@ fn phrase_clause(fields: &Fields, language: Language, stems: &[String]) -> Box<d
 
 /// A search as clauses: every word required (a filter: its matches depend on the
 /// segment alone), phrases required, exclusions removed (checks).
-pub fn add_search(plan: &mut Plan, fields: &Fields, language: Language, q: &SearchQuery) {
+pub(crate) fn add_search(plan: &mut Plan, fields: &Fields, language: Language, q: &SearchQuery) {
     for word in q.words() {
         plan.filter(word_clause(
             fields,
@@ -298,7 +298,7 @@ fn base_plan(fields: &Fields, kind: Kind, language: Language, v: &Visibility) ->
 /// is its venue's (copied into its document, refreshed when the venue changes), so a radius
 /// filter on events is "linked to one of these venues": a distance check on each venue that
 /// has coordinates (thousands) instead of on each event that has them (hundreds of thousands).
-pub fn venues_within(fields: &Fields, lat: f64, lng: f64, radius_km: f64) -> Plan {
+pub(crate) fn venues_within(fields: &Fields, lat: f64, lng: f64, radius_km: f64) -> Plan {
     let mut plan = Plan::default();
     plan.filter(key_is(fields, Key::Kind, Kind::Venue.name()));
     plan.filter(key_is(fields, Key::HasGeo, true));
@@ -308,7 +308,7 @@ pub fn venues_within(fields: &Fields, lat: f64, lng: f64, radius_km: f64) -> Pla
 
 /// The plan of `GET /events`; `radius_venues` are the matches of
 /// [`venues_within`] for a radius filter, from the same index state.
-pub fn events(fields: &Fields, f: &EventFilter, radius_venues: &[u64]) -> Plan {
+pub(crate) fn events(fields: &Fields, f: &EventFilter, radius_venues: &[u64]) -> Plan {
     let mut plan = base_plan(fields, Kind::Event, f.language, &f.visibility);
     let d = &f.dates;
     // The months the window's starts can fall in (a start is never after its end), as a few
@@ -392,7 +392,7 @@ pub fn events(fields: &Fields, f: &EventFilter, radius_venues: &[u64]) -> Plan {
 }
 
 /// The plan of `GET /venues` and `GET /organizers`.
-pub fn linked(fields: &Fields, f: &LinkedFilter) -> Plan {
+pub(crate) fn linked(fields: &Fields, f: &LinkedFilter) -> Plan {
     let mut plan = base_plan(fields, f.kind, f.language, &f.visibility);
     // A check, not a filter: the ID set is derived from the events (and can be thousands of
     // IDs long), so it would make a poor cache key.
@@ -410,7 +410,11 @@ pub fn linked(fields: &Fields, f: &LinkedFilter) -> Plan {
 
 /// Events (of every language) whose effective status is in `statuses`: the base of
 /// `has_events` and `only_with_upcoming`.
-pub fn events_with_statuses(fields: &Fields, statuses: &[Status], now: i64) -> Box<dyn Query> {
+pub(crate) fn events_with_statuses(
+    fields: &Fields,
+    statuses: &[Status],
+    now: i64,
+) -> Box<dyn Query> {
     all_of(vec![
         key_is(fields, Key::Kind, Kind::Event.name()),
         any_of(
@@ -427,7 +431,7 @@ pub fn events_with_statuses(fields: &Fields, statuses: &[Status], now: i64) -> B
 /// make "published" depend on `now`, so after a write only the new segment is counted afresh
 /// (at a million events, intersecting a popular category with every published event on each
 /// index commit was a quarter of a create's cost).
-pub fn published_events_with(
+pub(crate) fn published_events_with(
     fields: &Fields,
     key: Key,
     id: u64,
@@ -447,7 +451,7 @@ pub fn published_events_with(
 }
 
 /// Records stored as `future` whose publication time is at or before `now`.
-pub fn stored_future_until(fields: &Fields, now: i64) -> Box<dyn Query> {
+pub(crate) fn stored_future_until(fields: &Fields, now: i64) -> Box<dyn Query> {
     all_of(vec![
         key_is(fields, Key::Status, Status::Future.as_str()),
         i64_range(fields.date_utc, Bound::Unbounded, Bound::Included(now)),
@@ -455,7 +459,7 @@ pub fn stored_future_until(fields: &Fields, now: i64) -> Box<dyn Query> {
 }
 
 /// Events starting at or after `now` (UTC) whose effective status is in `statuses`.
-pub fn upcoming_events(fields: &Fields, statuses: &[Status], now: i64) -> Box<dyn Query> {
+pub(crate) fn upcoming_events(fields: &Fields, statuses: &[Status], now: i64) -> Box<dyn Query> {
     all_of(vec![
         events_with_statuses(fields, statuses, now),
         i64_range(fields.start_utc, Bound::Included(now), Bound::Unbounded),

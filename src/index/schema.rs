@@ -10,7 +10,7 @@ use tantivy::schema::{
 use tantivy::{TantivyDocument, Term};
 
 /// The schema file, versioned with the code.
-pub const SCHEMA_FILE: &str = include_str!("../../index_schema/schema.toml");
+pub(crate) const SCHEMA_FILE: &str = include_str!("../../index_schema/schema.toml");
 
 #[derive(Debug, Deserialize)]
 struct SchemaFile {
@@ -41,7 +41,7 @@ fn positions_by_default() -> bool {
 /// The exact-match properties of a document: each is a term `<prefix>:<value>` of the one
 /// `keys` field (see index_schema/schema.toml for why they share a field).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Key {
+pub(crate) enum Key {
     Kind,
     /// `<kind>/<language>/<listed|hidden>`: the base clause of every list.
     Scope,
@@ -125,21 +125,21 @@ fn language_index(language: Language) -> usize {
 }
 
 impl Fields {
-    pub fn title_stem(&self, language: Language) -> Field {
+    pub(crate) fn title_stem(&self, language: Language) -> Field {
         self.title_stem[language_index(language)]
     }
 
-    pub fn body_stem(&self, language: Language) -> Field {
+    pub(crate) fn body_stem(&self, language: Language) -> Field {
         self.body_stem[language_index(language)]
     }
 
     /// The term saying that a document's `key` is `value`.
-    pub fn key(&self, key: Key, value: impl Display) -> Term {
+    pub(crate) fn key(&self, key: Key, value: impl Display) -> Term {
         Term::from_field_text(self.keys, &key_text(key, value))
     }
 
     /// Records in `doc` that its `key` is `value`.
-    pub fn add_key(&self, doc: &mut TantivyDocument, key: Key, value: impl Display) {
+    pub(crate) fn add_key(&self, doc: &mut TantivyDocument, key: Key, value: impl Display) {
         doc.add_text(self.keys, key_text(key, value));
     }
 }
@@ -153,14 +153,14 @@ pub enum SchemaError {
 }
 
 /// The parsed schema: its version, the tantivy schema and the field handles.
-pub struct IndexSchema {
+pub(crate) struct IndexSchema {
     pub version: u32,
     pub schema: Schema,
     pub fields: Fields,
 }
 
 impl IndexSchema {
-    pub fn load() -> Result<IndexSchema, SchemaError> {
+    pub(crate) fn load() -> Result<IndexSchema, SchemaError> {
         Self::parse(SCHEMA_FILE)
     }
 

@@ -7,7 +7,7 @@ use super::*;
 impl SearchIndex {
     /// The current view: the last index commit and the store snapshot it mirrors. Lists
     /// search it and read their page's records from its snapshot.
-    pub fn view(&self, store: &Store) -> IndexResult<View> {
+    pub(crate) fn view(&self, store: &Store) -> IndexResult<View> {
         let live = self.live();
         let view = live.view.read().expect("view lock").clone();
         match view {
@@ -23,7 +23,7 @@ impl SearchIndex {
 
     /// Events carrying a term or linking a venue/organizer (any status, any language): the
     /// events a term deletion or a venue/organizer trashing must update.
-    pub fn events_carrying(&self, kind: Kind, id: u64) -> IndexResult<Vec<u64>> {
+    pub(crate) fn events_carrying(&self, kind: Kind, id: u64) -> IndexResult<Vec<u64>> {
         let f = &self.fields;
         let key = match kind {
             Kind::Category => Key::Category,
@@ -39,7 +39,7 @@ impl SearchIndex {
     }
 
     /// Records stored as `future` whose publication time (UTC seconds) has come.
-    pub fn scheduled_before(&self, now: i64) -> IndexResult<Vec<u64>> {
+    pub(crate) fn scheduled_before(&self, now: i64) -> IndexResult<Vec<u64>> {
         let query = planner::stored_future_until(&self.fields, now);
         Ok(self
             .collect_values(query.as_ref(), "id")?
@@ -49,7 +49,7 @@ impl SearchIndex {
 
     /// Whether any record is stored as `future` (scheduled), so that "published" must also
     /// look at publication dates.
-    pub fn any_scheduled(&self) -> bool {
+    pub(crate) fn any_scheduled(&self) -> bool {
         let searcher = self.live().reader.searcher();
         let term = self
             .fields
@@ -58,7 +58,7 @@ impl SearchIndex {
     }
 
     /// A page of `GET /events` and its total.
-    pub fn events(
+    pub(crate) fn events(
         &self,
         view: &View,
         filter: &EventFilter,
@@ -101,7 +101,7 @@ impl SearchIndex {
     }
 
     /// A page of `GET /venues` or `GET /organizers` (newest first) and its total.
-    pub fn linked(
+    pub(crate) fn linked(
         &self,
         view: &View,
         filter: &LinkedFilter,
@@ -184,7 +184,7 @@ impl SearchIndex {
     }
 
     /// Every value of a u64 fast field over the documents matching `query`.
-    pub fn collect_values(
+    pub(crate) fn collect_values(
         &self,
         query: &dyn Query,
         field: &'static str,
@@ -201,7 +201,12 @@ impl SearchIndex {
     /// term still means visiting every event carrying it; so counts are also kept per searcher
     /// generation (any index commit starts afresh). While scheduled records exist a count
     /// also depends on `now` (a due `future` event counts as published) and is not kept.
-    pub fn term_counts(&self, kind: Kind, ids: &[u64], now: i64) -> IndexResult<HashMap<u64, u64>> {
+    pub(crate) fn term_counts(
+        &self,
+        kind: Kind,
+        ids: &[u64],
+        now: i64,
+    ) -> IndexResult<HashMap<u64, u64>> {
         let live = self.live();
         let searcher = live.reader.searcher();
         let key = if kind == Kind::Category {

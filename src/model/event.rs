@@ -43,7 +43,7 @@ pub struct Event {
 impl Event {
     /// Stores `zone` and derives the UTC instants and the zone's abbreviation at the start
     /// from the local wall clocks, as every save does.
-    pub fn place_in(&mut self, zone: &Zone) {
+    pub(crate) fn place_in(&mut self, zone: &Zone) {
         self.timezone = zone.name();
         self.start_utc = zone.to_utc(self.start_local).naive_utc();
         self.end_utc = zone.to_utc(self.end_local).naive_utc();

@@ -15,7 +15,7 @@ impl Language {
     /// Every language, in `translations` key order.
     pub const ALL: [Language; 3] = [Language::En, Language::PtBr, Language::Es];
 
-    pub fn code(self) -> &'static str {
+    pub(crate) fn code(self) -> &'static str {
         match self {
             Language::En => "en",
             Language::PtBr => "pt-br",
@@ -24,12 +24,12 @@ impl Language {
     }
 
     /// Exact, case-sensitive match of a language code (`PT-BR` is not a language).
-    pub fn from_code(code: &str) -> Option<Language> {
+    pub(crate) fn from_code(code: &str) -> Option<Language> {
         Language::ALL.into_iter().find(|l| l.code() == code)
     }
 
     /// The path segment selecting this language; `en` has none.
-    pub fn from_segment(segment: &str) -> Option<Language> {
+    pub(crate) fn from_segment(segment: &str) -> Option<Language> {
         match segment {
             "pt-br" => Some(Language::PtBr),
             "es" => Some(Language::Es),
@@ -55,7 +55,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub const ALL: [Kind; 5] = [
+    pub(crate) const ALL: [Kind; 5] = [
         Kind::Event,
         Kind::Venue,
         Kind::Organizer,
@@ -64,14 +64,14 @@ impl Kind {
     ];
 
     /// Events, venues and organizers share one ID sequence; categories and tags another.
-    pub fn sequence(self) -> Sequence {
+    pub(crate) fn sequence(self) -> Sequence {
         match self {
             Kind::Event | Kind::Venue | Kind::Organizer => Sequence::Posts,
             Kind::Category | Kind::Tag => Sequence::Terms,
         }
     }
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Kind::Event => "event",
             Kind::Venue => "venue",
@@ -82,21 +82,21 @@ impl Kind {
     }
 
     /// The kind of a [`Kind::name`].
-    pub fn from_name(name: &str) -> Option<Kind> {
+    pub(crate) fn from_name(name: &str) -> Option<Kind> {
         Kind::ALL.into_iter().find(|k| k.name() == name)
     }
 }
 
 /// The ID sequences of the store. Image records also draw from `Posts`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Sequence {
+pub(crate) enum Sequence {
     Posts,
     Terms,
     Users,
 }
 
 impl Sequence {
-    pub fn key(self) -> &'static str {
+    pub(crate) fn key(self) -> &'static str {
         match self {
             Sequence::Posts => "seq.posts",
             Sequence::Terms => "seq.terms",
@@ -117,7 +117,7 @@ pub enum Status {
 }
 
 impl Status {
-    pub const ALL: [Status; 6] = [
+    pub(crate) const ALL: [Status; 6] = [
         Status::Publish,
         Status::Future,
         Status::Draft,
@@ -126,7 +126,7 @@ impl Status {
         Status::Trash,
     ];
 
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Status::Publish => "publish",
             Status::Future => "future",
@@ -137,7 +137,7 @@ impl Status {
         }
     }
 
-    pub fn parse(s: &str) -> Option<Status> {
+    pub(crate) fn parse(s: &str) -> Option<Status> {
         Status::ALL.into_iter().find(|st| st.as_str() == s)
     }
 }
@@ -153,7 +153,7 @@ pub enum Role {
 }
 
 impl Role {
-    pub const ALL: [Role; 5] = [
+    pub(crate) const ALL: [Role; 5] = [
         Role::Administrator,
         Role::Editor,
         Role::Author,
@@ -161,7 +161,7 @@ impl Role {
         Role::Subscriber,
     ];
 
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Role::Administrator => "administrator",
             Role::Editor => "editor",
@@ -172,7 +172,7 @@ impl Role {
     }
 
     /// Exact, lower-case role names only.
-    pub fn parse(s: &str) -> Option<Role> {
+    pub(crate) fn parse(s: &str) -> Option<Role> {
         Role::ALL.into_iter().find(|r| r.as_str() == s)
     }
 }
@@ -192,6 +192,6 @@ pub struct User {
     pub password_hash: String,
 }
 
-pub mod event;
+pub(crate) mod event;
 pub mod post;
 pub mod term;

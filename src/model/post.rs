@@ -38,7 +38,7 @@ pub struct PostMeta {
 impl PostMeta {
     /// The effective status at `now`: scheduled records whose date has come are
     /// published.
-    pub fn effective_status(&self, now: NaiveDateTime) -> Status {
+    pub(crate) fn effective_status(&self, now: NaiveDateTime) -> Status {
         match self.status {
             Status::Future if self.date_utc <= now => Status::Publish,
             status => status,
@@ -72,7 +72,7 @@ pub struct GeoPoint {
 
 /// An organizer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Organizer {
+pub(crate) struct Organizer {
     pub post: PostMeta,
     pub phone: String,
     pub website: String,

@@ -29,21 +29,21 @@ use std::sync::Arc;
 
 /// A category or tag named in an event write.
 #[derive(Debug, Clone)]
-pub enum TermRef {
+pub(crate) enum TermRef {
     Id(u64),
     Name(String),
 }
 
 /// A venue or organizer named in an event write.
 #[derive(Debug, Clone)]
-pub enum LinkRef<R: LinkedKind> {
+pub(crate) enum LinkRef<R: LinkedKind> {
     Id(u64),
     Inline(Box<(PostWrite, R::Fields)>),
 }
 
 /// The event's own write fields; `None` = not sent.
 #[derive(Debug, Clone, Default)]
-pub struct EventFields {
+pub(crate) struct EventFields {
     pub start_date: Option<Value>,
     pub end_date: Option<Value>,
     pub timezone: Option<Zone>,
@@ -310,7 +310,7 @@ fn apply_fields(
 }
 
 /// `POST /events`.
-pub fn create(
+pub(crate) fn create(
     store: &Store,
     request: &Request,
     write: &PostWrite,
@@ -440,13 +440,13 @@ pub struct PasswordTries {
 
 impl PasswordTries {
     /// Whether the password was a failed guess: it missed some event and opened none.
-    pub fn failed(&self) -> bool {
+    pub(crate) fn failed(&self) -> bool {
         self.missed.load(Ordering::Relaxed) && !self.opened.load(Ordering::Relaxed)
     }
 }
 
 impl Unlock {
-    pub fn opens(&self, event: &Event, caller: Caller, now: NaiveDateTime) -> bool {
+    pub(crate) fn opens(&self, event: &Event, caller: Caller, now: NaiveDateTime) -> bool {
         let Some(secret) = &event.password else {
             return true;
         };
@@ -522,7 +522,7 @@ pub fn get(
 }
 
 /// `POST/PUT/PATCH /events/{id}` and by slug.
-pub fn update(
+pub(crate) fn update(
     store: &Store,
     request: &Request,
     target: &Target,
@@ -618,7 +618,7 @@ pub fn update(
 }
 
 /// `DELETE /events/{id}` and by slug: to the trash.
-pub fn delete(
+pub(crate) fn delete(
     store: &Store,
     request: &Request,
     target: &Target,
@@ -662,10 +662,6 @@ pub fn delete(
         Ok(event)
     })
 }
-
-/// A date bound of the archive, already parsed in UTC.
-#[derive(Debug, Clone, Copy)]
-pub struct Bound(pub NaiveDateTime);
 
 /// The validated parameters of `GET /events`.
 #[derive(Debug, Clone, Default)]
@@ -718,7 +714,7 @@ fn day_end(t: NaiveDateTime) -> NaiveDateTime {
 }
 
 /// The date window: normalised bounds and defaults.
-pub fn window(query: &EventQuery, now: NaiveDateTime) -> Window {
+pub(crate) fn window(query: &EventQuery, now: NaiveDateTime) -> Window {
     let relative_given = query.starts_before.is_some()
         || query.starts_after.is_some()
         || query.ends_before.is_some()
@@ -970,7 +966,7 @@ pub fn list(
 /// What an event's representations embed besides the event: its image, venue, organizers,
 /// categories and tags (in name order, with their event counts) and the translations the
 /// caller may see.
-pub struct EventView {
+pub(crate) struct EventView {
     pub image: Option<Image>,
     pub venue: Option<LinkedView<Venue>>,
     pub organizers: Vec<LinkedView<Organizer>>,
@@ -981,7 +977,7 @@ pub struct EventView {
 
 /// Builds the [`EventView`]s of some events from one store snapshot; the event counts of the
 /// terms they carry are counted once for all of them.
-pub struct EventViews {
+pub(crate) struct EventViews {
     rx: ReadTx,
     counts: HashMap<u64, u64>,
     caller: Caller,
@@ -989,7 +985,7 @@ pub struct EventViews {
 }
 
 impl EventViews {
-    pub fn new(
+    pub(crate) fn new(
         store: &Store,
         index: &SearchIndex,
         events: &[&Event],
@@ -1019,7 +1015,7 @@ impl EventViews {
         })
     }
 
-    pub fn view(&self, event: &Event) -> ServiceResult<EventView> {
+    pub(crate) fn view(&self, event: &Event) -> ServiceResult<EventView> {
         let venue = match event.venue {
             Some(id) => self.linked::<Venue>(id)?,
             None => None,

@@ -35,7 +35,7 @@ pub struct VenueFields {
 
 /// An organizer's own write fields.
 #[derive(Debug, Clone, Default)]
-pub struct OrganizerFields {
+pub(crate) struct OrganizerFields {
     pub phone: Option<String>,
     pub website: Option<String>,
     pub email: Option<String>,
@@ -53,14 +53,14 @@ pub trait LinkedKind: PostRecord {
 
 /// A venue or organizer as its representations show it: the record, its image and the
 /// translations the caller may see.
-pub struct LinkedView<R> {
+pub(crate) struct LinkedView<R> {
     pub record: R,
     pub image: Option<Image>,
     pub translations: Vec<(Language, u64)>,
 }
 
 /// The view of `record` at `now`, for `caller`.
-pub fn view<R: LinkedKind>(
+pub(crate) fn view<R: LinkedKind>(
     store: &Store,
     record: R,
     caller: Caller,
@@ -70,7 +70,7 @@ pub fn view<R: LinkedKind>(
 }
 
 /// [`view`] from a snapshot already open.
-pub fn view_in<R: LinkedKind>(
+pub(crate) fn view_in<R: LinkedKind>(
     rx: &impl Reads,
     record: R,
     caller: Caller,
@@ -200,7 +200,7 @@ impl LinkedKind for Organizer {
 
 /// How a single-record route names its target.
 #[derive(Debug, Clone)]
-pub enum Target {
+pub(crate) enum Target {
     Id(u64),
     /// The raw path slug (sanitized before lookup).
     Slug(String),
@@ -256,7 +256,7 @@ fn select_member<R: LinkedKind>(
 }
 
 /// `GET /venues/{id}`, `/venues/by-slug/{slug}` (and organizers).
-pub fn get<R: LinkedKind>(
+pub(crate) fn get<R: LinkedKind>(
     store: &Store,
     request: &Request,
     target: &Target,
@@ -274,7 +274,7 @@ pub fn get<R: LinkedKind>(
 
 /// `POST /venues` (and organizers), with the duplicate check. Returns the created
 /// record, or the existing duplicate.
-pub fn create<R: LinkedKind>(
+pub(crate) fn create<R: LinkedKind>(
     store: &Store,
     request: &Request,
     write: &PostWrite,
@@ -302,7 +302,7 @@ pub fn create<R: LinkedKind>(
 /// Stores a new record, or returns its duplicate (merged when the caller may edit it).
 /// Also used for venues and organizers written inline in an event, after the
 /// event's own validation and permission checks.
-pub fn insert<R: LinkedKind>(
+pub(crate) fn insert<R: LinkedKind>(
     tx: &mut WriteTx,
     request: &Request,
     write: &PostWrite,
@@ -369,7 +369,7 @@ fn duplicate<R: LinkedKind>(
 }
 
 /// `POST/PUT/PATCH /venues/{id}` and by slug.
-pub fn update<R: LinkedKind>(
+pub(crate) fn update<R: LinkedKind>(
     store: &Store,
     request: &Request,
     target: &Target,
@@ -416,7 +416,7 @@ pub fn update<R: LinkedKind>(
 }
 
 /// `DELETE /venues/{id}` and by slug: to the trash.
-pub fn delete<R: LinkedKind>(
+pub(crate) fn delete<R: LinkedKind>(
     store: &Store,
     index: &SearchIndex,
     request: &Request,

@@ -4,8 +4,8 @@
 mod cascades;
 pub mod events;
 pub mod linked;
-pub mod posts;
-pub mod terms;
+pub(crate) mod posts;
+pub(crate) mod terms;
 pub mod users;
 
 use crate::auth::Caller;
@@ -78,14 +78,14 @@ impl From<StoreError> for ServiceError {
     }
 }
 
-pub type ServiceResult<T> = Result<T, ServiceError>;
+pub(crate) type ServiceResult<T> = Result<T, ServiceError>;
 
 /// The parameters refused so far, by name: the syntax errors the HTTP layer found, then the
 /// use case's own checks (unknown references, forbidden values), all reported in one answer.
-pub type Refusals = Vec<(String, Invalid)>;
+pub(crate) type Refusals = Vec<(String, Invalid)>;
 
 /// Fails with every refusal at once, if there is any.
-pub fn refuse_any(refusals: Refusals) -> ServiceResult<()> {
+pub(crate) fn refuse_any(refusals: Refusals) -> ServiceResult<()> {
     if refusals.is_empty() {
         Ok(())
     } else {
@@ -95,7 +95,7 @@ pub fn refuse_any(refusals: Refusals) -> ServiceResult<()> {
 
 /// Rebuilds the search index from the store while it keeps serving (docs/operations.md,
 /// "Reindexing"); the counts of what was indexed.
-pub fn rebuild_index(
+pub(crate) fn rebuild_index(
     store: &crate::store::Store,
     index: &crate::index::SearchIndex,
 ) -> ServiceResult<crate::index::BuildSummary> {
@@ -113,7 +113,7 @@ pub struct Page<T> {
 
 impl<T> Page<T> {
     /// Cuts `all` (already filtered and ordered) to the requested page.
-    pub fn of(all: Vec<T>, page: usize, per_page: usize) -> Page<T> {
+    pub(crate) fn of(all: Vec<T>, page: usize, per_page: usize) -> Page<T> {
         let total = all.len();
         let items = all
             .into_iter()
@@ -129,16 +129,12 @@ impl<T> Page<T> {
     }
 
     /// A page read from the index: the page's items and the total of all pages.
-    pub fn from_hits(items: Vec<T>, total: usize, page: usize, per_page: usize) -> Page<T> {
+    pub(crate) fn from_hits(items: Vec<T>, total: usize, page: usize, per_page: usize) -> Page<T> {
         Page {
             items,
             total,
             page,
             per_page,
         }
-    }
-
-    pub fn total_pages(&self) -> usize {
-        self.total.div_ceil(self.per_page)
     }
 }

@@ -16,7 +16,7 @@ use chrono::NaiveDateTime;
 
 /// How an `image` write changes the image link.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ImageChange {
+pub(crate) enum ImageChange {
     Remove,
     Id(u64),
     Url(String),
@@ -24,7 +24,7 @@ pub enum ImageChange {
 
 /// The write fields every post kind has, syntax-checked. `None` means "not sent".
 #[derive(Debug, Clone, Default)]
-pub struct PostWrite {
+pub(crate) struct PostWrite {
     /// Event title, venue or organizer name (already trimmed where the kind says so).
     pub title: Option<String>,
     pub author: Option<u64>,
@@ -39,7 +39,7 @@ pub struct PostWrite {
 }
 
 /// Reference checks of the common fields; problems are appended to `invalid`.
-pub fn check_references(
+pub(crate) fn check_references(
     tx: &impl Reads,
     kind: Kind,
     caller: Caller,
@@ -103,7 +103,7 @@ fn load_meta(tx: &impl Reads, kind: Kind, id: u64) -> ServiceResult<Option<PostM
 }
 
 /// The record-level view of a record for the capability rules.
-pub fn access(meta: &PostMeta, now: NaiveDateTime) -> PostAccess {
+pub(crate) fn access(meta: &PostMeta, now: NaiveDateTime) -> PostAccess {
     PostAccess {
         owner: meta.author,
         status: meta.effective_status(now),
@@ -111,13 +111,13 @@ pub fn access(meta: &PostMeta, now: NaiveDateTime) -> PostAccess {
     }
 }
 
-pub fn can_read(caller: Caller, meta: &PostMeta, now: NaiveDateTime) -> bool {
+pub(crate) fn can_read(caller: Caller, meta: &PostMeta, now: NaiveDateTime) -> bool {
     capabilities::can_read(caller, &access(meta, now))
 }
 
 /// Setting `author` to another user needs the right to edit others' records; checked by the
 /// handler after the route permission.
-pub fn check_author_change(caller: Caller, write: &PostWrite) -> ServiceResult<()> {
+pub(crate) fn check_author_change(caller: Caller, write: &PostWrite) -> ServiceResult<()> {
     match (write.author, caller) {
         (Some(author), Caller::User { id, .. })
             if author != id && !caller.has(Capability::EditOthersPosts) =>
@@ -166,7 +166,7 @@ fn paired_dates(write: &PostWrite) -> Option<(NaiveDateTime, NaiveDateTime)> {
 
 /// Text of titles, descriptions and excerpts: kept as given for callers with unfiltered_html,
 /// cleaned by [`text::sanitize_html`] for the others (docs/api.md, "Text fields and HTML").
-pub fn clean_html(caller: Caller, text_value: &str) -> String {
+pub(crate) fn clean_html(caller: Caller, text_value: &str) -> String {
     if caller.has(Capability::UnfilteredHtml) {
         text_value.to_string()
     } else {
@@ -176,7 +176,7 @@ pub fn clean_html(caller: Caller, text_value: &str) -> String {
 
 /// Creates the common part of a new record: ID, language, group, author, status, dates,
 /// texts, slug (derived from the title) and image.
-pub fn new_meta(
+pub(crate) fn new_meta(
     tx: &mut WriteTx,
     kind: Kind,
     caller: Caller,
@@ -223,7 +223,7 @@ pub fn new_meta(
 }
 
 /// Applies the common fields of an update (partial: absent fields unchanged).
-pub fn apply_update(
+pub(crate) fn apply_update(
     tx: &mut WriteTx,
     kind: Kind,
     meta: &mut PostMeta,
@@ -261,7 +261,7 @@ pub fn apply_update(
     Ok(())
 }
 
-pub fn resolve_image(
+pub(crate) fn resolve_image(
     tx: &mut WriteTx,
     change: Option<&ImageChange>,
     current: Option<u64>,
@@ -275,7 +275,7 @@ pub fn resolve_image(
 }
 
 /// Makes `candidate` unique among the kind's slugs in the language and records it.
-pub fn claim_slug(
+pub(crate) fn claim_slug(
     tx: &mut WriteTx,
     kind: Kind,
     language: Language,
@@ -298,7 +298,7 @@ pub fn claim_slug(
 }
 
 /// Moves a record to the trash: status and slug remembered, `__trashed` slug.
-pub fn trash(
+pub(crate) fn trash(
     tx: &mut WriteTx,
     kind: Kind,
     meta: &mut PostMeta,
@@ -328,7 +328,7 @@ fn restore_slug(tx: &mut WriteTx, kind: Kind, meta: &mut PostMeta) -> ServiceRes
 }
 
 /// `translation_of`: joins the target's group, or with 0 detaches into a new group.
-pub fn join_group(
+pub(crate) fn join_group(
     tx: &mut WriteTx,
     kind: Kind,
     meta: &mut PostMeta,
@@ -363,7 +363,7 @@ pub fn join_group(
 }
 
 /// Single-ID routes with an explicit language select the group member in that language.
-pub fn group_member(
+pub(crate) fn group_member(
     rx: &impl Reads,
     kind: Kind,
     meta: &PostMeta,
@@ -384,7 +384,7 @@ pub fn group_member(
 
 /// The record of `kind` a single route names, by ID or by slug in `language`, if it exists and
 /// `caller` may read it.
-pub fn readable_target(
+pub(crate) fn readable_target(
     store: &Store,
     kind: Kind,
     id: Option<u64>,
@@ -407,7 +407,7 @@ pub fn readable_target(
 }
 
 /// The members of a record's group the caller may read (the record itself always).
-pub fn visible_translations<R: PostRecord>(
+pub(crate) fn visible_translations<R: PostRecord>(
     rx: &impl Reads,
     record: &R,
     caller: Caller,
@@ -428,7 +428,10 @@ pub fn visible_translations<R: PostRecord>(
 }
 
 /// The statuses a list shows, from the caller and the `status` filter.
-pub fn status_set(caller: Caller, requested: Option<&[String]>) -> Result<Vec<Status>, Invalid> {
+pub(crate) fn status_set(
+    caller: Caller,
+    requested: Option<&[String]>,
+) -> Result<Vec<Status>, Invalid> {
     let default = [
         Status::Publish,
         Status::Future,
@@ -465,7 +468,7 @@ pub fn status_set(caller: Caller, requested: Option<&[String]>) -> Result<Vec<St
 
 /// Applies a `translation_of` write to a record, finding the target's group. A
 /// conflict names the group's member in that language only to a caller who may read it.
-pub fn join<R: PostRecord>(
+pub(crate) fn join<R: PostRecord>(
     tx: &mut WriteTx,
     record: &mut R,
     target: Option<u64>,
@@ -496,7 +499,7 @@ pub fn join<R: PostRecord>(
 /// kind, in one transaction; `modified` is not changed. Reads already treat due records as
 /// published, so this only keeps the stored status in step with what clients see. The due
 /// records are found through the index, not by reading every record.
-pub fn publish_due(
+pub(crate) fn publish_due(
     store: &crate::store::Store,
     index: &crate::index::SearchIndex,
     now: NaiveDateTime,

@@ -14,7 +14,7 @@ use crate::values::{slug, text, Invalid, SubCode};
 use std::collections::HashMap;
 
 /// Published events per term (`count`), from the index, for the given terms.
-pub fn counts(
+pub(crate) fn counts(
     index: &SearchIndex,
     kind: Kind,
     ids: &[u64],
@@ -25,7 +25,7 @@ pub fn counts(
 
 /// Write fields; `None` = not sent.
 #[derive(Debug, Clone, Default)]
-pub struct TermWrite {
+pub(crate) struct TermWrite {
     pub name: Option<String>,
     pub description: Option<String>,
     pub slug: Option<String>,
@@ -36,7 +36,7 @@ pub struct TermWrite {
 
 /// A term with what its representation needs besides the record.
 #[derive(Debug, Clone)]
-pub struct TermView {
+pub(crate) struct TermView {
     pub term: Term,
     pub count: u64,
     /// Slugs from the top-level ancestor down to the term (the category `url` path).
@@ -52,7 +52,11 @@ fn unknown(what: &str) -> Invalid {
 }
 
 /// The term with its live count (from `counts`, see [`counts`]), category path and group.
-pub fn view(rx: &impl Reads, term: Term, counts: &HashMap<u64, u64>) -> ServiceResult<TermView> {
+pub(crate) fn view(
+    rx: &impl Reads,
+    term: Term,
+    counts: &HashMap<u64, u64>,
+) -> ServiceResult<TermView> {
     let count = counts.get(&term.id).copied().unwrap_or(0);
     let mut path = vec![term.slug.clone()];
     let mut parent = term.parent;
@@ -143,7 +147,7 @@ fn require_manage(caller: Caller, kind: Kind) -> ServiceResult<()> {
     }
 }
 
-pub fn get(
+pub(crate) fn get(
     store: &Store,
     index: &SearchIndex,
     kind: Kind,
@@ -246,7 +250,7 @@ fn clean_description(caller: Caller, description: &str) -> String {
 }
 
 /// `POST /categories`, `POST /tags`.
-pub fn create(
+pub(crate) fn create(
     store: &Store,
     index: &SearchIndex,
     kind: Kind,
@@ -326,7 +330,7 @@ pub fn create(
 }
 
 /// `POST/PUT/PATCH /categories/{id}`, `/tags/{id}`.
-pub fn update(
+pub(crate) fn update(
     store: &Store,
     index: &SearchIndex,
     kind: Kind,
@@ -400,7 +404,7 @@ pub fn update(
 
 /// `DELETE /categories/{id}`, `/tags/{id}`: permanent; children move up to the deleted
 /// category's parent; the term leaves its group. Returns the term as it was.
-pub fn delete(
+pub(crate) fn delete(
     store: &Store,
     index: &SearchIndex,
     kind: Kind,
@@ -433,7 +437,7 @@ pub fn delete(
 
 /// The parameters of `GET /categories` and `GET /tags`.
 #[derive(Debug, Clone)]
-pub struct TermListQuery {
+pub(crate) struct TermListQuery {
     pub page: usize,
     pub per_page: usize,
     pub search: Option<String>,
@@ -451,7 +455,7 @@ pub struct TermListQuery {
 
 /// The selection and ordering of term lists. Term lists are small and not in
 /// the search index: they are computed from the store.
-pub fn list(
+pub(crate) fn list(
     store: &Store,
     index: &SearchIndex,
     kind: Kind,
@@ -584,15 +588,15 @@ pub fn list(
 
 /// Term names are stored cleaned (tags removed, whitespace collapsed, trimmed).
 /// Names are limited to 200 characters.
-pub const MAX_NAME_CHARS: usize = 200;
+pub(crate) const MAX_NAME_CHARS: usize = 200;
 
-pub fn clean_name(name: &str) -> String {
+pub(crate) fn clean_name(name: &str) -> String {
     text::clean_term_name(name)
 }
 
 /// Finds a term of the language by slug form, then by exact name, or creates it (an event
 /// write naming a term). Returns its ID.
-pub fn find_or_create(
+pub(crate) fn find_or_create(
     tx: &mut WriteTx,
     kind: Kind,
     language: Language,

@@ -29,7 +29,7 @@ impl From<StoreError> for UserError {
     }
 }
 
-pub fn validate_name(name: &str) -> Result<(), UserError> {
+pub(crate) fn validate_name(name: &str) -> Result<(), UserError> {
     let ok = (1..=60).contains(&name.chars().count())
         && name
             .chars()
@@ -41,7 +41,7 @@ pub fn validate_name(name: &str) -> Result<(), UserError> {
     }
 }
 
-pub fn validate_password(password: &str) -> Result<(), UserError> {
+pub(crate) fn validate_password(password: &str) -> Result<(), UserError> {
     if password.is_empty() || password.len() > 1024 {
         return Err(UserError::InvalidPassword);
     }
@@ -55,13 +55,13 @@ pub fn add(store: &Store, name: &str, role: Role, password: &str) -> Result<User
     Ok(store.add_user(name, role, password::hash(password))?)
 }
 
-pub fn set_password(store: &Store, name: &str, password: &str) -> Result<User, UserError> {
+pub(crate) fn set_password(store: &Store, name: &str, password: &str) -> Result<User, UserError> {
     validate_password(password)?;
     Ok(store.set_password(name, password::hash(password))?)
 }
 
 /// Users ordered by ID.
-pub fn list(store: &Store) -> Result<Vec<User>, UserError> {
+pub(crate) fn list(store: &Store) -> Result<Vec<User>, UserError> {
     let mut users = store.users()?;
     users.sort_by_key(|u| u.id);
     Ok(users)

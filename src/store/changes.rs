@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 /// One row of the canonical tables, and what it becomes (`None`: removed).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Change {
+pub(crate) enum Change {
     /// An ID sequence's last drawn value.
     Sequence {
         key: String,
@@ -58,7 +58,7 @@ pub enum Change {
 impl Change {
     /// The row this change is about, as one string: the key of the cluster's snapshot table,
     /// where each row keeps its latest change.
-    pub fn row(&self) -> String {
+    pub(crate) fn row(&self) -> String {
         match self {
             Change::Sequence { key, .. } => format!("sequence/{key}"),
             Change::User { id, .. } => format!("user/{id}"),
@@ -82,7 +82,7 @@ impl Change {
     }
 
     /// Whether the row is removed by this change (the snapshot then drops it).
-    pub fn removes(&self) -> bool {
+    pub(crate) fn removes(&self) -> bool {
         matches!(
             self,
             Change::User { value: None, .. }

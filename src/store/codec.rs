@@ -9,7 +9,7 @@ use serde::Serialize;
 
 const MAGIC: u8 = b'A';
 /// Bumped whenever the encoding of any stored type changes incompatibly.
-pub const CODEC_VERSION: u8 = 1;
+pub(crate) const CODEC_VERSION: u8 = 1;
 
 #[derive(Debug, thiserror::Error)]
 pub enum CodecError {
@@ -21,14 +21,14 @@ pub enum CodecError {
     Decode(#[from] bincode::Error),
 }
 
-pub fn encode<T: Serialize>(value: &T) -> Vec<u8> {
+pub(crate) fn encode<T: Serialize>(value: &T) -> Vec<u8> {
     let mut out = vec![MAGIC, CODEC_VERSION];
     // Serializing plain in-memory structs into a Vec cannot fail (no I/O, no size limit).
     bincode::serialize_into(&mut out, value).expect("bincode serialization into a Vec");
     out
 }
 
-pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, CodecError> {
+pub(crate) fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, CodecError> {
     match bytes {
         [MAGIC, CODEC_VERSION, payload @ ..] => Ok(bincode::deserialize(payload)?),
         [MAGIC, version, ..] => Err(CodecError::UnknownVersion(*version)),
@@ -39,16 +39,19 @@ pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, CodecError> {
 /// Date-times of stored records (`#[serde(with = "…::date_time")]`): written in chrono's own
 /// serde form, read back by [`crate::values::datetime::parse_fixed`] (chrono's parser for
 /// anything else that form can hold), so that stored bytes are unchanged.
-pub mod date_time {
+pub(crate) mod date_time {
     use chrono::NaiveDateTime;
     use serde::de::{Deserializer, Error, Visitor};
     use serde::{Serialize, Serializer};
 
-    pub fn serialize<S: Serializer>(t: &NaiveDateTime, serializer: S) -> Result<S::Ok, S::Error> {
+    pub(crate) fn serialize<S: Serializer>(
+        t: &NaiveDateTime,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
         t.serialize(serializer)
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
         deserializer: D,
     ) -> Result<NaiveDateTime, D::Error> {
         struct DateTimeVisitor;

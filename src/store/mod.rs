@@ -2,10 +2,10 @@
 //! sequences. Every write is a single redb transaction ([`Store::write`]), so a failed request
 //! leaves nothing behind and an acknowledged one is durable.
 
-pub mod changes;
-pub mod codec;
+pub(crate) mod changes;
+pub(crate) mod codec;
 
-pub use changes::Change;
+pub(crate) use changes::Change;
 
 use crate::model::post::Image;
 use crate::model::{Kind, Language, Role, Sequence, User};
@@ -16,7 +16,7 @@ use std::cell::OnceCell;
 use std::path::Path;
 
 /// Version of the table layout. A store written with another layout is refused at open.
-pub const STORE_FORMAT: u64 = 1;
+pub(crate) const STORE_FORMAT: u64 = 1;
 
 const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
 const USERS: TableDefinition<u64, &[u8]> = TableDefinition::new("users");
@@ -86,7 +86,7 @@ from_redb!(
     redb::SetDurabilityError
 );
 
-pub type StoreResult<T> = Result<T, StoreError>;
+pub(crate) type StoreResult<T> = Result<T, StoreError>;
 
 /// redb's own page cache. Its default (1 GiB) filled with the pages of concurrent writes and
 /// held them: 720 MB resident after a burst of creates at a million events. Reads of records
@@ -145,14 +145,14 @@ const CLUSTER_APPLIED: &str = "cluster.applied";
 /// every write goes through it: one writer at a time cluster-wide, the replica caught up with
 /// the log before the write runs, and the write's changes appended to the log (the point of
 /// durability) before the local commit.
-pub trait ClusterLog: Send + Sync {
+pub(crate) trait ClusterLog: Send + Sync {
     /// Takes the cluster-wide writers' lock; the write ends when the returned value is
     /// committed or dropped (rolled back).
     fn begin(&self) -> Result<Box<dyn LogWrite + '_>, String>;
 }
 
 /// One write in progress on the cluster log.
-pub trait LogWrite {
+pub(crate) trait LogWrite {
     /// The log entries after `applied`, in order.
     fn entries_after(&mut self, applied: u64) -> Result<Vec<LogEntry>, String>;
     /// Appends `changes` as the entry after the log's head and commits; returns its sequence
@@ -162,13 +162,13 @@ pub trait LogWrite {
 
 /// One committed write transaction of the cluster.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LogEntry {
+pub(crate) struct LogEntry {
     pub seq: u64,
     pub changes: Vec<Change>,
 }
 
 /// Receives the last outbox sequence number of a committed transaction.
-pub type CommitHook = std::sync::Arc<dyn Fn(u64) + Send + Sync>;
+pub(crate) type CommitHook = std::sync::Arc<dyn Fn(u64) + Send + Sync>;
 
 /// One outbox entry: a record that changed (or disappeared).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -227,7 +227,7 @@ impl Store {
 
     /// Runs `f` in one write transaction and commits it (durably) only when `f` succeeds. In
     /// cluster mode the write goes through the log first (see [`ClusterLog`]).
-    pub fn write<T, E: From<StoreError>>(
+    pub(crate) fn write<T, E: From<StoreError>>(
         &self,
         f: impl FnOnce(&mut WriteTx) -> Result<T, E>,
     ) -> Result<T, E> {
@@ -291,13 +291,13 @@ impl Store {
 
     /// The position of the last write this thread committed since the last call, if any:
     /// what a request that wrote answers in `X-Cal-Seq`.
-    pub fn take_written_position() -> Option<u64> {
+    pub(crate) fn take_written_position() -> Option<u64> {
         WRITTEN_AT.take()
     }
 
     /// Cluster mode from now on: every write goes through `log`, and positions are the log's
     /// sequence numbers.
-    pub fn attach_log(&self, log: std::sync::Arc<dyn ClusterLog>) -> StoreResult<()> {
+    pub(crate) fn attach_log(&self, log: std::sync::Arc<dyn ClusterLog>) -> StoreResult<()> {
         *self.log.write().expect("cluster log lock") = Some(log);
         self.position
             .store(self.cluster_applied()?, std::sync::atomic::Ordering::SeqCst);
@@ -306,14 +306,14 @@ impl Store {
 
     /// Grows whenever log entries written elsewhere change users: whoever keeps users in
     /// memory (the authenticator) reloads them when it moves.
-    pub fn users_generation(&self) -> u64 {
+    pub(crate) fn users_generation(&self) -> u64 {
         self.users_generation
             .load(std::sync::atomic::Ordering::SeqCst)
     }
 
     /// Cluster mode: the log's head as last seen by this node (`None` on a single node). The
     /// gap to [`Store::position`] is this node's replication lag.
-    pub fn log_head(&self) -> Option<u64> {
+    pub(crate) fn log_head(&self) -> Option<u64> {
         let attached = self.log.read().expect("cluster log lock").is_some();
         attached.then(|| {
             self.log_head
@@ -325,23 +325,23 @@ impl Store {
     /// Whether the cluster log was found shorter than this replica: it lost writes this node
     /// holds, and writing on would fork the calendar, so writes are refused until an operator
     /// restarts the node on a data directory copied from the log.
-    pub fn diverged(&self) -> bool {
+    pub(crate) fn diverged(&self) -> bool {
         self.diverged.load(std::sync::atomic::Ordering::SeqCst)
     }
 
-    pub fn note_diverged(&self) {
+    pub(crate) fn note_diverged(&self) {
         self.diverged
             .store(true, std::sync::atomic::Ordering::SeqCst);
     }
 
     /// Records the log's head as seen by the follower.
-    pub fn note_log_head(&self, head: u64) {
+    pub(crate) fn note_log_head(&self, head: u64) {
         self.log_head
             .fetch_max(head, std::sync::atomic::Ordering::SeqCst);
     }
 
     /// The last cluster log entry this data directory holds (0: none).
-    pub fn cluster_applied(&self) -> StoreResult<u64> {
+    pub(crate) fn cluster_applied(&self) -> StoreResult<u64> {
         let rx = self.read()?;
         let meta = rx.txn.open_table(META)?;
         let found = meta.get(CLUSTER_APPLIED)?;
@@ -394,7 +394,7 @@ impl Store {
 
     /// Applies cluster log entries in order, in one local transaction, skipping those this
     /// data directory already holds; returns once they are searchable.
-    pub fn apply_entries(&self, entries: &[LogEntry]) -> StoreResult<()> {
+    pub(crate) fn apply_entries(&self, entries: &[LogEntry]) -> StoreResult<()> {
         let Some(newest) = entries.last().map(|e| e.seq) else {
             return Ok(());
         };
@@ -422,7 +422,7 @@ impl Store {
     /// Replaces every canonical row with a cluster's snapshot at `seq`, in one transaction: for
     /// a replica that fell behind the oldest entry the log still keeps. Every record held before
     /// or after enters the outbox, so the index drops what the snapshot no longer has.
-    pub fn replace_with_snapshot(&self, seq: u64, rows: &[Change]) -> StoreResult<()> {
+    pub(crate) fn replace_with_snapshot(&self, seq: u64, rows: &[Change]) -> StoreResult<()> {
         let ((), last) = self.transact(false, |tx| {
             for kind in Kind::ALL {
                 let mut held = Vec::new();
@@ -460,13 +460,13 @@ impl Store {
     /// outbox sequence number of the last acknowledged write (positions only grow). A client
     /// that read it after its write (`X-Cal-Seq`) can ask any later read to wait for it
     /// (`X-Cal-Min-Seq`).
-    pub fn position(&self) -> u64 {
+    pub(crate) fn position(&self) -> u64 {
         self.position.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     /// How many writes have started and not yet committed (or failed): the indexer lets a
     /// commit wait briefly for them, so that concurrent writers share one index commit.
-    pub fn writes_in_progress(&self) -> usize {
+    pub(crate) fn writes_in_progress(&self) -> usize {
         self.in_progress.load(std::sync::atomic::Ordering::SeqCst)
     }
 
@@ -476,18 +476,13 @@ impl Store {
     }
 
     /// See the `version` field: read it before reading what is derived under it.
-    pub fn version(&self) -> u64 {
+    pub(crate) fn version(&self) -> u64 {
         self.version.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     /// Installs the function told about committed outbox entries.
-    pub fn set_commit_hook(&self, hook: CommitHook) {
+    pub(crate) fn set_commit_hook(&self, hook: CommitHook) {
         *self.after_commit.write().expect("commit hook lock") = Some(hook);
-    }
-
-    /// Outbox entries after `seq`, in order.
-    pub fn outbox_after(&self, seq: u64) -> StoreResult<Vec<OutboxEntry>> {
-        self.read()?.outbox_after(seq)
     }
 
     /// Drops the outbox entries up to and including `seq` (they are in the index).
@@ -524,7 +519,7 @@ impl Store {
         })
     }
 
-    pub fn users(&self) -> StoreResult<Vec<User>> {
+    pub(crate) fn users(&self) -> StoreResult<Vec<User>> {
         let rx = self.read()?;
         let table = rx.users()?;
         let mut users = Vec::new();
@@ -536,7 +531,12 @@ impl Store {
     }
 
     /// Adds a user with the next user ID. Names are unique ASCII-case-insensitively.
-    pub fn add_user(&self, name: &str, role: Role, password_hash: String) -> StoreResult<User> {
+    pub(crate) fn add_user(
+        &self,
+        name: &str,
+        role: Role,
+        password_hash: String,
+    ) -> StoreResult<User> {
         self.write(|tx| {
             let key = name.to_ascii_lowercase();
             if tx.user_names_mut()?.get(key.as_str())?.is_some() {
@@ -562,7 +562,7 @@ impl Store {
     }
 
     /// Replaces a user's password hash; returns the updated user.
-    pub fn set_password(&self, name: &str, password_hash: String) -> StoreResult<User> {
+    pub(crate) fn set_password(&self, name: &str, password_hash: String) -> StoreResult<User> {
         self.write(|tx| {
             let id = tx
                 .user_names_mut()?
@@ -776,7 +776,7 @@ fn kind_slot(kind: Kind) -> usize {
 }
 
 /// One write transaction. Everything done through it commits together or not at all.
-pub struct WriteTx<'t> {
+pub(crate) struct WriteTx<'t> {
     open: OpenTables<'t>,
     last_outbox_seq: Option<u64>,
     /// The changes made so far, when the transaction is recorded (cluster mode).
@@ -837,7 +837,7 @@ impl<'t> WriteTx<'t> {
 
 impl WriteTx<'_> {
     /// Draws the next value of an ID sequence (starting at 1, never reused).
-    pub fn next_id(&mut self, sequence: Sequence) -> StoreResult<u64> {
+    pub(crate) fn next_id(&mut self, sequence: Sequence) -> StoreResult<u64> {
         let next = self
             .meta_mut()?
             .get(sequence.key())?
@@ -853,7 +853,7 @@ impl WriteTx<'_> {
 
     /// Makes sure the sequence never draws `id` or anything below it again (bulk import keeps
     /// the IDs of the records it loads).
-    pub fn raise_sequence(&mut self, sequence: Sequence, id: u64) -> StoreResult<()> {
+    pub(crate) fn raise_sequence(&mut self, sequence: Sequence, id: u64) -> StoreResult<()> {
         let current = self
             .meta_mut()?
             .get(sequence.key())?
@@ -870,7 +870,7 @@ impl WriteTx<'_> {
 
     /// Stores an image record under a given ID (bulk import); the caller has checked that the
     /// ID is free and the URL unknown.
-    pub fn put_image(&mut self, image: &Image) -> StoreResult<()> {
+    pub(crate) fn put_image(&mut self, image: &Image) -> StoreResult<()> {
         self.insert_image(image)?;
         self.raise_sequence(Sequence::Posts, image.id)
     }
@@ -887,7 +887,12 @@ impl WriteTx<'_> {
     }
 
     /// Stores a record; it also enters the outbox, in this transaction.
-    pub fn put_record<T: Serialize>(&mut self, kind: Kind, id: u64, record: &T) -> StoreResult<()> {
+    pub(crate) fn put_record<T: Serialize>(
+        &mut self,
+        kind: Kind,
+        id: u64,
+        record: &T,
+    ) -> StoreResult<()> {
         self.change(Change::Record {
             kind,
             id,
@@ -895,7 +900,7 @@ impl WriteTx<'_> {
         })
     }
 
-    pub fn remove_record(&mut self, kind: Kind, id: u64) -> StoreResult<()> {
+    pub(crate) fn remove_record(&mut self, kind: Kind, id: u64) -> StoreResult<()> {
         self.change(Change::Record {
             kind,
             id,
@@ -906,7 +911,7 @@ impl WriteTx<'_> {
     /// Makes one change to the canonical tables, and records it when the transaction is
     /// recorded. Every mutation of the canonical tables goes through here; a record's change
     /// also enters the outbox, for the search index.
-    pub fn change(&mut self, change: Change) -> StoreResult<()> {
+    pub(crate) fn change(&mut self, change: Change) -> StoreResult<()> {
         self.apply(&change)?;
         if let Some(recorded) = &mut self.recorded {
             recorded.push(change);
@@ -997,7 +1002,7 @@ impl WriteTx<'_> {
         Ok(())
     }
 
-    pub fn set_slug(
+    pub(crate) fn set_slug(
         &mut self,
         kind: Kind,
         language: Language,
@@ -1012,7 +1017,12 @@ impl WriteTx<'_> {
         })
     }
 
-    pub fn remove_slug(&mut self, kind: Kind, language: Language, slug: &str) -> StoreResult<()> {
+    pub(crate) fn remove_slug(
+        &mut self,
+        kind: Kind,
+        language: Language,
+        slug: &str,
+    ) -> StoreResult<()> {
         self.change(Change::Slug {
             kind,
             language,
@@ -1022,7 +1032,7 @@ impl WriteTx<'_> {
     }
 
     /// Stores an image record for a URL, or returns the existing one with exactly this URL.
-    pub fn image_for_url(&mut self, url: &str) -> StoreResult<u64> {
+    pub(crate) fn image_for_url(&mut self, url: &str) -> StoreResult<u64> {
         if let Some(id) = self.image_by_url(url)? {
             return Ok(id);
         }
@@ -1034,7 +1044,7 @@ impl WriteTx<'_> {
         Ok(id)
     }
 
-    pub fn set_group_member(
+    pub(crate) fn set_group_member(
         &mut self,
         kind: Kind,
         group: u64,
@@ -1049,7 +1059,7 @@ impl WriteTx<'_> {
         })
     }
 
-    pub fn remove_group_member(
+    pub(crate) fn remove_group_member(
         &mut self,
         kind: Kind,
         group: u64,
@@ -1107,21 +1117,21 @@ impl ReadTx {
 
 impl ReadTx {
     /// The last outbox sequence number drawn in this snapshot (0 when none).
-    pub fn outbox_head(&self) -> StoreResult<u64> {
+    pub(crate) fn outbox_head(&self) -> StoreResult<u64> {
         let meta = self.txn.open_table(META)?;
         let found = meta.get(OUTBOX_SEQUENCE)?;
         Ok(found.map(|v| v.value()).unwrap_or(0))
     }
 
     /// How many records of a kind the store holds.
-    pub fn count(&self, kind: Kind) -> StoreResult<u64> {
+    pub(crate) fn count(&self, kind: Kind) -> StoreResult<u64> {
         Ok(self.records(kind)?.len()?)
     }
 
     /// Visits every record of a kind in ID order without holding them all in memory.
     /// Every row of the canonical tables as the change that would create it (the outbox and
     /// the local positions aside): what a cluster's snapshot holds of this calendar.
-    pub fn for_each_row<E: From<StoreError>>(
+    pub(crate) fn for_each_row<E: From<StoreError>>(
         &self,
         mut f: impl FnMut(Change) -> Result<(), E>,
     ) -> Result<(), E> {
@@ -1206,7 +1216,7 @@ impl ReadTx {
         Ok(())
     }
 
-    pub fn for_each<T: DeserializeOwned, E: From<StoreError>>(
+    pub(crate) fn for_each<T: DeserializeOwned, E: From<StoreError>>(
         &self,
         kind: Kind,
         mut f: impl FnMut(T) -> Result<(), E>,

@@ -29,7 +29,7 @@ fn shift_to(first: NaiveDate, today: NaiveDate) -> Duration {
 
 /// Loads the demo calendar into `store`; refused lines (none in the shipped file) are
 /// handed to `on_reject`.
-pub fn load_demo(
+pub(crate) fn load_demo(
     store: &Store,
     today: NaiveDate,
     on_reject: impl FnMut(Rejection),

@@ -14,11 +14,11 @@ use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::io::Write;
 
-pub type ExportSummary = KindCounts;
+pub(crate) type ExportSummary = KindCounts;
 
 /// Why an export stopped.
 #[derive(Debug, thiserror::Error)]
-pub enum ExportError {
+pub(crate) enum ExportError {
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error("cannot write the export: {0}")]
@@ -37,7 +37,7 @@ struct Exporter<'a, W: Write> {
 
 /// Writes every record of the store to `out`; `public_url` is the base of the links in the
 /// representations (they are not read back by import).
-pub fn export<W: Write>(
+pub(crate) fn export<W: Write>(
     store: &Store,
     public_url: &str,
     out: &mut W,

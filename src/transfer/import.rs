@@ -16,10 +16,10 @@ use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::io::BufRead;
 
-pub type ImportSummary = KindCounts;
+pub(crate) type ImportSummary = KindCounts;
 
 /// How an import runs.
-pub struct ImportOptions {
+pub(crate) struct ImportOptions {
     /// Lines per redb transaction (and so per index commit).
     pub batch: usize,
     /// Added to every date of every record (the demo calendar is moved to the coming year).
@@ -37,14 +37,14 @@ impl Default for ImportOptions {
 
 /// A refused line: its 1-based number and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Rejection {
+pub(crate) struct Rejection {
     pub line: u64,
     pub reason: String,
 }
 
 /// Why an import stopped (refused lines do not stop it).
 #[derive(Debug, thiserror::Error)]
-pub enum ImportError {
+pub(crate) enum ImportError {
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error("cannot read the input: {0}")]
@@ -53,7 +53,7 @@ pub enum ImportError {
 
 /// Loads every valid line of `input`; `on_line` hears the number of lines read so far and
 /// `on_reject` each refused line.
-pub fn import(
+pub(crate) fn import(
     store: &Store,
     input: impl BufRead,
     options: &ImportOptions,

@@ -25,9 +25,9 @@ mod demo;
 mod export;
 mod import;
 
-pub use demo::load_demo;
-pub use export::{export, ExportError, ExportSummary};
-pub use import::{import, ImportError, ImportOptions, ImportSummary, Rejection};
+pub(crate) use demo::load_demo;
+pub(crate) use export::export;
+pub(crate) use import::{import, ImportError, ImportOptions, ImportSummary, Rejection};
 
 use crate::model::Kind;
 
@@ -48,7 +48,7 @@ fn kind_of_collection(name: &str) -> Option<Kind> {
 
 /// Counts per kind, in the order lines are written.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct KindCounts {
+pub(crate) struct KindCounts {
     pub categories: u64,
     pub tags: u64,
     pub venues: u64,
@@ -65,10 +65,6 @@ impl KindCounts {
             Kind::Category => self.categories += 1,
             Kind::Tag => self.tags += 1,
         }
-    }
-
-    pub fn total(&self) -> u64 {
-        self.categories + self.tags + self.venues + self.organizers + self.events
     }
 }
 

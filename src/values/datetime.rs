@@ -61,7 +61,7 @@ pub fn format(dt: &NaiveDateTime) -> String {
 }
 
 /// Reads back exactly what [`format`] writes (exported representations), nothing else.
-pub fn parse_formatted(s: &str) -> Option<NaiveDateTime> {
+pub(crate) fn parse_formatted(s: &str) -> Option<NaiveDateTime> {
     parse_fixed(s, b' ').or_else(|| NaiveDateTime::parse_from_str(s, STORED_FORM).ok())
 }
 
@@ -70,7 +70,7 @@ pub fn parse_formatted(s: &str) -> Option<NaiveDateTime> {
 /// every line imported and every record decoded, where chrono's general parser took a
 /// noticeable share. `None` for anything else, including a leap second, which callers leave
 /// to chrono.
-pub fn parse_fixed(s: &str, separator: u8) -> Option<NaiveDateTime> {
+pub(crate) fn parse_fixed(s: &str, separator: u8) -> Option<NaiveDateTime> {
     let b: &[u8; 19] = s.as_bytes().try_into().ok()?;
     let punctuation = [
         (4, b'-'),

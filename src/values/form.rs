@@ -39,7 +39,7 @@ enum Param<S> {
 }
 
 impl RawParams {
-    pub fn new() -> RawParams {
+    pub(crate) fn new() -> RawParams {
         RawParams::default()
     }
 
@@ -123,13 +123,13 @@ impl RawParams {
 
     /// Adds body parameters; a body name replaces the query parameter of the same name with all
     /// its occurrences.
-    pub fn overlay(&mut self, body: RawParams) {
+    pub(crate) fn overlay(&mut self, body: RawParams) {
         for (name, param) in body.params.entries {
             self.params.insert(name, param);
         }
     }
 
-    pub fn contains(&self, name: &str) -> bool {
+    pub(crate) fn contains(&self, name: &str) -> bool {
         self.params.get(name).is_some()
     }
 
@@ -157,11 +157,6 @@ impl RawParams {
             Param::Segments(segments) => Some(list_items(segments)),
             Param::Malformed(e) => Some(Err(e.clone())),
         }
-    }
-
-    /// Removes a name (path-only parameters such as `id` ignore query and body values).
-    pub fn remove(&mut self, name: &str) {
-        self.params.remove(name);
     }
 }
 
@@ -431,16 +426,6 @@ impl<V> OrderedMap<V> {
             }
         };
         &mut self.entries[i].1
-    }
-
-    fn remove(&mut self, key: &str) {
-        if let Some(i) = self.positions.remove(key) {
-            self.entries.remove(i);
-            // Removal is rare (path-only names), so renumbering the later entries is fine.
-            for (position, (k, _)) in self.entries.iter().enumerate().skip(i) {
-                self.positions.insert(k.clone(), position);
-            }
-        }
     }
 }
 
@@ -909,19 +894,6 @@ mod tests {
         let mut q = form("a=1");
         q.overlay(form("a=%FF"));
         assert_eq!(scalar_err(&q, "a"), SubCode::InvalidCharacters);
-    }
-
-    #[test]
-    fn remove_a_name() {
-        let mut p = form("id=5&a=1&b=2");
-        p.remove("id");
-        p.remove("missing");
-        assert!(!p.contains("id"));
-        assert_eq!(p.names().collect::<Vec<_>>(), ["a", "b"]);
-        assert_eq!(scalar(&p, "b"), Some(json!("2")));
-        p.overlay(form("b=3&c=4"));
-        assert_eq!(scalar(&p, "b"), Some(json!("3")));
-        assert_eq!(p.names().collect::<Vec<_>>(), ["a", "b", "c"]);
     }
 
     #[test]

@@ -19,7 +19,7 @@ pub enum SubCode {
 }
 
 impl SubCode {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             SubCode::InvalidType => "rest_invalid_type",
             SubCode::NotInEnum => "rest_not_in_enum",
@@ -45,7 +45,7 @@ pub struct Invalid {
 }
 
 impl Invalid {
-    pub fn new(code: SubCode, reason: impl Into<String>) -> Invalid {
+    pub(crate) fn new(code: SubCode, reason: impl Into<String>) -> Invalid {
         Invalid {
             code,
             reason: reason.into(),

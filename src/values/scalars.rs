@@ -133,7 +133,7 @@ pub fn string(v: &Value) -> Result<&str, Invalid> {
 }
 
 /// A [`string`] of at most `max_chars` characters (category/tag names: 200, event passwords: 255).
-pub fn string_max_chars(v: &Value, max_chars: usize) -> Result<&str, Invalid> {
+pub(crate) fn string_max_chars(v: &Value, max_chars: usize) -> Result<&str, Invalid> {
     let s = string(v)?;
     if s.chars().count() > max_chars {
         return Err(Invalid::new(
@@ -145,7 +145,7 @@ pub fn string_max_chars(v: &Value, max_chars: usize) -> Result<&str, Invalid> {
 }
 
 /// A [`string`] of at least one character; `"0"` and `" "` count as non-empty.
-pub fn non_empty_string(v: &Value) -> Result<&str, Invalid> {
+pub(crate) fn non_empty_string(v: &Value) -> Result<&str, Invalid> {
     let s = string(v)?;
     if s.is_empty() {
         return Err(Invalid::new(SubCode::Empty, "must not be empty."));
@@ -215,7 +215,7 @@ pub fn url(v: &Value) -> Result<String, Invalid> {
 
 /// Checks every item of a list parameter; the first bad item makes the whole list
 /// invalid, with a reason that names the item by position and value.
-pub fn items<T>(
+pub(crate) fn items<T>(
     items: Vec<Value>,
     item: impl Fn(&Value) -> Result<T, Invalid>,
 ) -> Result<Vec<T>, Invalid> {

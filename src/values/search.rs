@@ -23,7 +23,7 @@ const TITLE_FACTOR: f32 = 1.5;
 
 /// One analysed query word.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct QueryWord {
+pub(crate) struct QueryWord {
     /// Lower-cased and accent-folded (step 3 of [`analyze`]).
     pub folded: String,
     /// The language's Snowball stem of `folded` (step 4).
@@ -117,7 +117,7 @@ impl SearchQuery {
 
     /// True when the query has no word, phrase or exclusion (only spaces or punctuation): it
     /// then filters nothing.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.words.is_empty() && self.exclusions.is_empty()
     }
 
@@ -182,17 +182,17 @@ impl SearchQuery {
     /// folded form and stem. Every matching record has, for each of them, a field word that
     /// matches it by the word rules, so an index may use them to narrow the candidates.
     /// Exclusions are not included.
-    pub fn words(&self) -> &[QueryWord] {
+    pub(crate) fn words(&self) -> &[QueryWord] {
         &self.words
     }
 
     /// The quoted phrases, each a run of words that must follow each other in one field.
-    pub fn phrases(&self) -> &[Vec<QueryWord>] {
+    pub(crate) fn phrases(&self) -> &[Vec<QueryWord>] {
         &self.phrases
     }
 
     /// The exclusions, each a run of one or more words.
-    pub fn exclusions(&self) -> &[Vec<QueryWord>] {
+    pub(crate) fn exclusions(&self) -> &[Vec<QueryWord>] {
         &self.exclusions
     }
 
@@ -214,7 +214,7 @@ pub fn analyze(text: &str, language: Language) -> Vec<(String, String)> {
 /// Steps 1–3 of field text, word by word: `f` sees each folded word, in text order, unstemmed
 /// (what prefix and typo matching look at). The words are lent, not allocated one by one:
 /// indexing analyses every text of every document.
-pub fn for_each_folded_word(text: &str, mut f: impl FnMut(&str)) {
+pub(crate) fn for_each_folded_word(text: &str, mut f: impl FnMut(&str)) {
     let plain = decode_entities(&strip_tags(text));
     let mut folded = String::new();
     for word in split_words(&plain) {
@@ -288,12 +288,12 @@ thread_local! {
 }
 
 /// Step 4: the language's Snowball stem of a folded word.
-pub fn stem(folded: &str, language: Language) -> String {
+pub(crate) fn stem(folded: &str, language: Language) -> String {
     with_stem(folded, language, str::to_string)
 }
 
 /// [`stem`], lent to `f` instead of copied (`f` must not stem in turn).
-pub fn with_stem<T>(folded: &str, language: Language, f: impl FnOnce(&str) -> T) -> T {
+pub(crate) fn with_stem<T>(folded: &str, language: Language, f: impl FnOnce(&str) -> T) -> T {
     STEMS.with(|stems| {
         let mut stems = stems.borrow_mut();
         let slot = Language::ALL

@@ -40,7 +40,7 @@ pub fn sanitize(input: &str) -> String {
 
 /// Whether a candidate is one of the names WordPress reserves (`feed`, `rdf`, `rss`, `rss2`,
 /// `atom`, `embed`).
-pub fn is_reserved(candidate: &str) -> bool {
+pub(crate) fn is_reserved(candidate: &str) -> bool {
     RESERVED.contains(&candidate)
 }
 
@@ -72,7 +72,7 @@ pub fn make_unique(candidate: &str, mut is_taken: impl FnMut(&str) -> bool) -> S
 }
 
 /// A sanitized slug, or the record's ID in decimal when sanitizing left nothing.
-pub fn or_id(sanitized: String, id: u64) -> String {
+pub(crate) fn or_id(sanitized: String, id: u64) -> String {
     if sanitized.is_empty() {
         id.to_string()
     } else {
@@ -139,14 +139,14 @@ fn reference_len(s: &str) -> Option<usize> {
 /// Steps 2 and 3: accents removed (NFKD without its combining marks, plus the letters that
 /// have no decomposition), then lower-cased. Search analysis folds words with
 /// this same function, so that a slug and a search see the same letters.
-pub fn fold(text: &str) -> String {
+pub(crate) fn fold(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     fold_into(text, &mut out);
     out
 }
 
 /// [`fold`] into `out` (replacing what it held), reusing its allocation for ASCII words.
-pub fn fold_into(text: &str, out: &mut String) {
+pub(crate) fn fold_into(text: &str, out: &mut String) {
     out.clear();
     // ASCII has nothing to decompose or map; most words take this path.
     if text.is_ascii() {

@@ -342,7 +342,7 @@ pub fn clean_plain(text: &str) -> String {
 }
 
 /// Cleans a term name, which is the same rule as [`clean_plain`].
-pub fn clean_term_name(text: &str) -> String {
+pub(crate) fn clean_term_name(text: &str) -> String {
     clean_plain(text)
 }
 
@@ -370,7 +370,7 @@ pub fn json_ld_description(excerpt: &str, description: &str) -> String {
 /// Plain text of a rich field, for formats that cannot carry HTML (calendar feeds): line
 /// breaks and the ends of blocks become line breaks, tags go, character references are
 /// decoded, spaces within a line collapse, and paragraphs are separated by one empty line.
-pub fn plain_text(html: &str) -> String {
+pub(crate) fn plain_text(html: &str) -> String {
     let mut broken = String::with_capacity(html.len());
     let mut rest = html;
     while let Some(i) = rest.find('<') {

@@ -64,7 +64,7 @@ impl Zone {
     /// jump is moved forward by the size of the jump; a repeated one takes its first occurrence
     /// Like chrono's own arithmetic, it panics only at the ends of
     /// chrono's range (year ±262143), far beyond any date-time value.
-    pub fn to_utc(&self, local: NaiveDateTime) -> DateTime<Utc> {
+    pub(crate) fn to_utc(&self, local: NaiveDateTime) -> DateTime<Utc> {
         match self {
             Zone::Utc => local.and_utc(),
             Zone::Offset { seconds, .. } => {
@@ -99,7 +99,7 @@ impl Zone {
     /// The abbreviation in force at an instant, as `timezone_abbr` shows it: the
     /// database abbreviation (`EST`/`EDT`, `CEST`), its numeric form for zones that have no letters
     /// (`-03`), `UTC`, or for `UTC±offset` zones the zone string itself.
-    pub fn abbreviation(&self, utc: DateTime<Utc>) -> String {
+    pub(crate) fn abbreviation(&self, utc: DateTime<Utc>) -> String {
         match self {
             Zone::Utc => "UTC".to_owned(),
             Zone::Offset { spelling, .. } => spelling.clone(),

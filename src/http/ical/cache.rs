@@ -19,7 +19,7 @@ use warp::http::header::HeaderName;
 
 /// What names one feed, apart from the store version and the clock.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct FeedKey {
+pub(crate) struct FeedKey {
     pub route: usize,
     pub path: PathValues,
     pub params: Vec<(&'static str, String)>,
@@ -29,7 +29,7 @@ pub struct FeedKey {
 
 /// A feed's body and the headers that go with it.
 #[derive(Clone)]
-pub struct CachedFeed {
+pub(crate) struct CachedFeed {
     pub body: Arc<SharedBody>,
     pub headers: Vec<(HeaderName, String)>,
 }
@@ -58,14 +58,14 @@ pub struct FeedCache {
 }
 
 impl FeedCache {
-    pub fn new(limit: usize) -> FeedCache {
+    pub(crate) fn new(limit: usize) -> FeedCache {
         FeedCache {
             kept: Mutex::default(),
             limit,
         }
     }
 
-    pub fn get(&self, key: &FeedKey, version: u64, now: i64) -> Option<CachedFeed> {
+    pub(crate) fn get(&self, key: &FeedKey, version: u64, now: i64) -> Option<CachedFeed> {
         let kept = self.kept.lock().expect("feed cache lock");
         kept.entries
             .get(key)
@@ -73,7 +73,7 @@ impl FeedCache {
             .map(|e| e.feed.clone())
     }
 
-    pub fn put(&self, key: FeedKey, version: u64, expires: i64, feed: CachedFeed) {
+    pub(crate) fn put(&self, key: FeedKey, version: u64, expires: i64, feed: CachedFeed) {
         // Room for the compressed form, made on the first request that asks for it.
         let size = feed.body.size() * 3 / 2;
         if size > self.limit {

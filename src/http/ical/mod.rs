@@ -5,7 +5,7 @@
 mod cache;
 mod zones;
 
-pub use cache::{CachedFeed, FeedCache, FeedKey};
+pub(crate) use cache::{CachedFeed, FeedCache, FeedKey};
 
 use crate::http::links::Links;
 use crate::http::render::public_url;
@@ -20,7 +20,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, LazyLock, Mutex};
 
 /// The media type of every feed.
-pub const MEDIA_TYPE: &str = "text/calendar; charset=utf-8";
+pub(crate) const MEDIA_TYPE: &str = "text/calendar; charset=utf-8";
 
 /// How often subscribers are asked to refresh.
 const REFRESH: &str = "PT1H";
@@ -34,7 +34,7 @@ const SEQUENCE_EPOCH: i64 = 1_577_836_800; // 2020-01-01T00:00:00Z
 
 /// One event of a feed: the VEVENT and what the feed needs to know about its zone.
 #[derive(Clone)]
-pub struct Entry {
+pub(crate) struct Entry {
     /// The VEVENT, folded, with CRLF line ends.
     pub text: Arc<str>,
     /// The named zone its times are written in and the UTC span they cover.
@@ -43,7 +43,7 @@ pub struct Entry {
 
 /// The VEVENT of `event`; `masked` leaves out what the JSON lists blank for a protected event
 /// the caller may not read: description, venue, organizers, categories and image.
-pub fn entry(event: &Event, view: &EventView, links: &Links, masked: bool) -> Entry {
+pub(crate) fn entry(event: &Event, view: &EventView, links: &Links, masked: bool) -> Entry {
     let mut out = Lines::default();
     let meta = &event.post;
     out.line("BEGIN:VEVENT");
@@ -154,7 +154,7 @@ fn linked_lines(out: &mut Lines, view: &EventView, links: &Links) {
 }
 
 /// The whole calendar: its name, a VTIMEZONE per zone used, then the events in order.
-pub fn calendar(name: &str, entries: &[Entry]) -> Vec<u8> {
+pub(crate) fn calendar(name: &str, entries: &[Entry]) -> Vec<u8> {
     let mut spans: BTreeMap<&str, (Tz, DateTime<Utc>, DateTime<Utc>)> = BTreeMap::new();
     for (tz, start, end) in entries.iter().filter_map(|e| e.zone) {
         spans
@@ -199,14 +199,14 @@ pub struct ChangeClock {
 }
 
 impl ChangeClock {
-    pub fn new(version: u64) -> ChangeClock {
+    pub(crate) fn new(version: u64) -> ChangeClock {
         ChangeClock {
             seen: Mutex::new((version, Utc::now())),
         }
     }
 
     /// The last change as of store version `version`, read at `now`.
-    pub fn last_change(&self, version: u64, now: DateTime<Utc>) -> DateTime<Utc> {
+    pub(crate) fn last_change(&self, version: u64, now: DateTime<Utc>) -> DateTime<Utc> {
         let mut seen = self.seen.lock().expect("change clock lock");
         if seen.0 != version {
             *seen = (version, now);
@@ -250,7 +250,7 @@ fn zone_definition(tz: Tz, from: i32, to: i32) -> Arc<Vec<String>> {
 }
 
 /// The host of the public URL, which makes event UIDs globally unique.
-pub fn host(links: &Links) -> String {
+pub(crate) fn host(links: &Links) -> String {
     url::Url::parse(links.public_url())
         .ok()
         .and_then(|u| u.host_str().map(str::to_string))

@@ -158,7 +158,7 @@ pub(super) fn single_read_params(path: ParamSpec) -> Vec<ParamSpec> {
     ]
 }
 
-pub fn routes() -> Vec<Route> {
+pub(crate) fn routes() -> Vec<Route> {
     let id = || {
         ParamSpec::path(
             "id",

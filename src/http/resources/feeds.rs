@@ -25,7 +25,7 @@ const FEED_LIMIT: usize = 5_000;
 
 /// The feed routes. They come before the JSON routes in the table: `events/by-slug/{slug}`
 /// would take `x.ics` for a slug.
-pub fn routes() -> Vec<Route> {
+pub(crate) fn routes() -> Vec<Route> {
     let endpoint = |operation_id: &str, class, summary: &str, params, handler| Endpoint {
         group: Group::Read,
         operation_id: operation_id.to_string(),

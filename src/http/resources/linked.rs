@@ -20,7 +20,7 @@ use warp::http::header::LOCATION;
 use warp::http::StatusCode;
 
 /// What the HTTP layer needs to know about a linked kind.
-pub trait LinkedResource: LinkedKind {
+pub(crate) trait LinkedResource: LinkedKind {
     /// `venues`, `organizers`.
     const COLLECTION: &'static str;
     /// The name field: `venue`, `organizer`.
@@ -190,7 +190,7 @@ fn linked_write<R: LinkedResource>(params: &mut Params) -> PostWrite {
 
 /// Parses an inline venue or organizer object of an event write with the
 /// create rules of its own route; `Err` carries why it was refused.
-pub fn inline<R: LinkedResource>(
+pub(crate) fn inline<R: LinkedResource>(
     object: serde_json::Map<String, Value>,
 ) -> Result<(PostWrite, R::Fields), String> {
     let raw = crate::values::form::RawParams::from_json_object(object);
@@ -227,7 +227,7 @@ fn list_params() -> Vec<ParamSpec> {
     specs
 }
 
-pub fn routes<R: LinkedResource>() -> Vec<Route> {
+pub(crate) fn routes<R: LinkedResource>() -> Vec<Route> {
     let id = || {
         ParamSpec::path(
             "id",

@@ -1,10 +1,10 @@
 //! The resource routes: one module per resource family, each contributing its routes to the
 //! route table.
 
-pub mod events;
-pub mod feeds;
-pub mod linked;
-pub mod terms;
+pub(crate) mod events;
+pub(crate) mod feeds;
+pub(crate) mod linked;
+pub(crate) mod terms;
 
 use crate::http::params::{ParamKind, ParamSpec, Params};
 use crate::http::Context;
@@ -17,7 +17,7 @@ use crate::values::Invalid;
 use serde_json::Value;
 
 /// The use-case view of a request.
-pub fn request(ctx: &Context) -> Request {
+pub(crate) fn request(ctx: &Context) -> Request {
     Request {
         caller: ctx.caller,
         language: ctx.language,
@@ -29,7 +29,7 @@ pub fn request(ctx: &Context) -> Request {
 /// For callers who may not edit, any `status` other than `publish` — the empty value
 /// included — is a value they may not ask for, whatever its syntax (docs/api.md, "Roles and
 /// visibility").
-pub fn status_refusal_for_caller(params: &mut Params, caller: crate::auth::Caller) {
+pub(crate) fn status_refusal_for_caller(params: &mut Params, caller: crate::auth::Caller) {
     if caller.has(crate::auth::Capability::EditPosts) {
         return;
     }
@@ -44,7 +44,7 @@ pub fn status_refusal_for_caller(params: &mut Params, caller: crate::auth::Calle
 }
 
 /// The syntax errors found so far, handed to the use case that adds its reference checks.
-pub fn invalid(params: &Params) -> Vec<(String, Invalid)> {
+pub(crate) fn invalid(params: &Params) -> Vec<(String, Invalid)> {
     params.invalid.clone()
 }
 
@@ -52,7 +52,7 @@ const WRITABLE_STATUSES: &[&str] = &["publish", "future", "draft", "pending", "p
 
 /// The write fields common to post kinds, as parameters: `name_field` is `title`, `venue` or
 /// `organizer`.
-pub fn common_write_params(name_field: &'static str, create: bool) -> Vec<ParamSpec> {
+pub(crate) fn common_write_params(name_field: &'static str, create: bool) -> Vec<ParamSpec> {
     let mut name =
         ParamSpec::query(name_field, ParamKind::NonEmptyString).describe("The name or title.");
     name.required = create;
@@ -88,7 +88,7 @@ pub fn common_write_params(name_field: &'static str, create: bool) -> Vec<ParamS
 
 /// The common write fields, read back from validated parameters. `date` is read in
 /// `date_zone` (UTC, or an event's time zone), `date_utc` always in UTC.
-pub fn post_write(params: &Params, name_field: &str, date_zone: &Zone) -> PostWrite {
+pub(crate) fn post_write(params: &Params, name_field: &str, date_zone: &Zone) -> PostWrite {
     let now = chrono::Utc::now();
     let date = |name: &str, zone: &Zone| -> Option<DateTimeValue> {
         params

@@ -136,7 +136,7 @@ fn write_params(kind: Kind, create: bool) -> Vec<ParamSpec> {
     specs
 }
 
-pub fn routes(kind: Kind) -> Vec<Route> {
+pub(crate) fn routes(kind: Kind) -> Vec<Route> {
     let r = spec_of(kind);
     let id = || {
         ParamSpec::path(
