@@ -1,26 +1,18 @@
 //! Access control and visibility, as one matrix and a set of leak checks.
 //!
-//! Contract sections this file checks:
-//! - common.md §3.3 (roles and capabilities), §3.4 (can_read / can_edit / can_delete), §3.5
-//!   (operation permissions and the resulting matrix), §3.6 (`rest_forbidden`, 401 anonymous /
-//!   403 authenticated), §3.7 (visibility of single records), §3.8 (lists and the `status`
-//!   filter), §3.9 (`author`), §3.10 (password-protected events), §4.1–§4.2 (statuses, scale-back
-//!   on create), §4.5 (trash), §5.4 and §5.7 (codes per kind), §6.1 (`Allow`, `X-Cal-Total`),
-//!   §6.4 (conditional GETs), §7.2–§7.3 (translation groups), §9.11 (search narrows after
-//!   visibility);
-//! - events.md §0.7, §1.1 (`translations`), §1.8, §2.4, §2.3.5 (`include`), §3.1–§3.5;
-//! - venues-organizers.md §2.2–§2.3, §4.1 (`event`, `has_events`, `only_with_upcoming`), §4.3,
-//!   §5.2, §5.5–§5.7;
-//! - terms.md §1 (`count`), §4, §7.
+//! Covered: roles and capabilities, who may read, edit and trash what (`rest_forbidden`, 401
+//! anonymous / 403 authenticated), single reads, lists and their `status` filter, `author`,
+//! password-protected events, statuses on create, the trash, the error codes per kind, `Allow`
+//! and `X-Cal-Total`, conditional GETs, translation groups, and search within what the caller
+//! may read, for events, venues, organizers and terms (docs/api.md, "Roles and visibility").
 //!
 //! The expected answer of every cell comes from the small rule functions below (`can_read`,
-//! `can_edit`, `expect_post`, `expect_term`), written from the contract text and not from the
+//! `can_edit`, `expect_post`, `expect_term`), written from the documented rules and not from the
 //! server's own capability table. Each test starts one server, builds its fixtures once, then
 //! walks its cells, collecting every failing cell (who, route, owner, status) before failing.
 //!
-//! Two places where the contract leaves room are deliberately not asserted (comments at the
-//! spot): whether a word of a locked event's masked description may find it through `search`,
-//! and whether `only_with_upcoming` applies the per-record read rule to contributors' and
+//! One place where the documentation leaves room is deliberately not asserted (comment at the
+//! spot): whether `only_with_upcoming` applies the per-record read rule to contributors' and
 //! authors' views of other users' events.
 //!
 //! Users (created in this order by the harness): admin 1, editor 2, author 3, contributor 4,
@@ -34,11 +26,11 @@ use serde_json::{json, Value};
 use std::fmt;
 
 // ---------------------------------------------------------------------------------------------
-// The contract's rules
+// The access rules
 // ---------------------------------------------------------------------------------------------
 
 /// A caller: anonymous, or one of the five roles. The order is the order of privilege, which the
-/// capability table of common.md §3.3 makes a strict ladder.
+/// roles' capabilities make a strict ladder.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
 enum Who {
     Anonymous,
@@ -90,23 +82,23 @@ impl Who {
         }
     }
 
-    /// `edit_posts` (§3.3): may create posts; contributor and up.
+    /// `edit_posts`: may create posts; contributor and up.
     fn edits_posts(self) -> bool {
         self >= Who::Contributor
     }
 
-    /// `publish_posts`, `edit_published_posts`, `delete_published_posts` (§3.3): author and up.
+    /// `publish_posts`, `edit_published_posts`, `delete_published_posts`: author and up.
     fn publishes(self) -> bool {
         self >= Who::Author
     }
 
     /// `edit_others_posts`, `edit_private_posts`, `read_private_posts` and the `delete_*`
-    /// counterparts (§3.3): editor and up.
+    /// counterparts: editor and up.
     fn handles_others(self) -> bool {
         self >= Who::Editor
     }
 
-    /// The `rest_forbidden` answer of a failed route permission (§3.6).
+    /// The `rest_forbidden` answer of a failed route permission.
     fn forbidden(self) -> Expect {
         if self == Who::Anonymous {
             Expect::Fail(401, "rest_forbidden")
@@ -168,8 +160,8 @@ impl Kind {
     }
 }
 
-/// The record states of the matrix: the six statuses of §4.1 (the trash twice, because §3.4
-/// judges a trashed record by the status it had before), and a password-protected published event.
+/// The record states of the matrix: the six statuses (the trash twice, because a trashed record
+/// is judged by the status it had before), and a password-protected published event.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum State {
     Publish,
@@ -194,7 +186,7 @@ const STATES: [State; 8] = [
 ];
 
 impl State {
-    /// `s'` of §3.4: the status before the trash, else the status itself.
+    /// The status that decides access: the status before the trash, else the status itself.
     fn working(self) -> &'static str {
         match self {
             State::Publish | State::Protected | State::TrashedPublish => "publish",
@@ -229,7 +221,7 @@ impl fmt::Display for State {
     }
 }
 
-/// can_read of common.md §3.4.
+/// Whether `who` may read the record.
 fn can_read(who: Who, owner: Who, state: State) -> bool {
     if matches!(state, State::Publish | State::Protected) {
         return true; // effective status `publish`: everyone, anonymous included
@@ -241,12 +233,13 @@ fn can_read(who: Who, owner: Who, state: State) -> bool {
         return true; // any status, trash included
     }
     // Others' private: `read_private_posts`; others' draft/pending/future/trash: can_edit, which
-    // for someone else's record needs `edit_others_posts`. Both are editor-level (§3.3).
+    // for someone else's record needs `edit_others_posts`. Both are editor-level.
     who.handles_others()
 }
 
-/// can_edit of common.md §3.4; can_delete has the same shape with the `delete_*` capabilities,
-/// which every role holds at the same level as its `edit_*` ones (§3.3), so one function serves.
+/// Whether `who` may edit the record; deleting has the same shape with the `delete_*`
+/// capabilities, which every role holds at the same level as its `edit_*` ones, so one function
+/// serves.
 fn can_edit(who: Who, owner: Who, state: State) -> bool {
     if who == Who::Anonymous {
         return false;
@@ -265,19 +258,19 @@ fn can_edit(who: Who, owner: Who, state: State) -> bool {
 enum Route {
     GetById,
     GetBySlug,
-    /// `GET /events/{id}?password=<the right one>` (§3.10).
+    /// `GET /events/{id}?password=<the right one>`.
     GetWithPassword,
-    /// `GET /events/{id}?context=edit` (§3.10).
+    /// `GET /events/{id}?context=edit`.
     GetEditContext,
-    /// `GET /<kind>?search=<token>`: the default status set (§3.8).
+    /// `GET /<kind>?search=<token>`: the default status set.
     ListSearch,
-    /// `GET /<kind>?search=<token>&status=any` (§3.8).
+    /// `GET /<kind>?search=<token>&status=any`.
     ListAny,
-    /// `GET /<kind>?search=<token>&status=trash` (§3.8).
+    /// `GET /<kind>?search=<token>&status=trash`.
     ListTrash,
-    /// `GET /events?include=<id>` (events.md §2.2, §2.3.5).
+    /// `GET /events?include=<id>`.
     ListInclude,
-    /// `GET /events?include=<id>&context=edit` (§3.10: unlocks what the caller may edit).
+    /// `GET /events?include=<id>&context=edit` (unlocks what the caller may edit).
     ListEditContext,
     /// `PATCH /<kind>/{id}` with an empty body.
     UpdateById,
@@ -348,21 +341,21 @@ enum Expect {
     Ok,
     /// The error status and code.
     Fail(u16, &'static str),
-    /// A list answer (200) that holds the record, with the fields of §3.10 masked or not.
+    /// A list answer (200) that holds the record, with a locked event's fields masked or not.
     Listed { masked: bool },
     /// A list answer (200) without the record.
     Unlisted,
 }
 
-/// The expected answer of one post-kind cell, from the contract's text.
+/// The expected answer of one post-kind cell, from the documented rules.
 fn expect_post(who: Who, route: Route, kind: Kind, owner: Who, state: State) -> Expect {
     let readable = can_read(who, owner, state);
     let editable = can_edit(who, owner, state);
     let locked = state == State::Protected && !route.unlocks(who, owner, state);
-    // common.md §3.8: anonymous callers and subscribers may only ask for `status=publish`.
+    // Anonymous callers and subscribers may only ask for `status=publish`.
     let lists_drafts = who.edits_posts();
     match route {
-        // events.md §3.1 (order: trash, can_read, password); venues-organizers.md §5.5.
+        // In this order: the trash (events only), can_read, the password.
         Route::GetById | Route::GetWithPassword | Route::GetEditContext => {
             if kind == Kind::Event && state.trashed() {
                 Expect::Fail(403, "event-no-longer-available")
@@ -374,9 +367,9 @@ fn expect_post(who: Who, route: Route, kind: Kind, owner: Who, state: State) -> 
                 Expect::Ok
             }
         }
-        // events.md §3.2: only non-trashed events the caller can read resolve, else 400 on
-        // `slug`; venues-organizers.md §5.2: any status resolves (a trashed record by its
-        // `__trashed` slug, which is the slug the matrix uses), then the read check.
+        // Events: only non-trashed events the caller can read resolve, else 400 on `slug`.
+        // Venues and organizers: any status resolves (a trashed record by its `__trashed` slug,
+        // which is the slug the matrix uses), then the read check.
         Route::GetBySlug => {
             if kind == Kind::Event && (state.trashed() || !readable) {
                 Expect::Fail(400, "rest_invalid_param")
@@ -388,7 +381,7 @@ fn expect_post(who: Who, route: Route, kind: Kind, owner: Who, state: State) -> 
                 Expect::Ok
             }
         }
-        // §3.8: the default set is `publish` alone, or publish/future/draft/pending/private for
+        // The default set is `publish` alone, or publish/future/draft/pending/private for
         // callers with `edit_posts` (also what `status=any` means); then can_read per record.
         Route::ListSearch | Route::ListInclude | Route::ListEditContext | Route::ListAny => {
             if route == Route::ListAny && !lists_drafts {
@@ -420,8 +413,8 @@ fn expect_post(who: Who, route: Route, kind: Kind, owner: Who, state: State) -> 
                 Expect::Unlisted
             }
         }
-        // §3.5: update needs can_edit on the target; the password plays no part in writes
-        // (events.md §1.8). Updating a trashed record without `status` is allowed (§4.3).
+        // Update needs can_edit on the target; the password plays no part in writes. Updating
+        // a trashed record without `status` is allowed.
         Route::UpdateById | Route::UpdateBySlug => {
             if editable {
                 Expect::Ok
@@ -429,7 +422,7 @@ fn expect_post(who: Who, route: Route, kind: Kind, owner: Who, state: State) -> 
                 who.forbidden()
             }
         }
-        // §3.5 then §4.5: can_delete, then 410 for a record already in the trash.
+        // can_delete, then 410 for a record already in the trash.
         Route::DeleteById | Route::DeleteBySlug => {
             if !editable {
                 who.forbidden()
@@ -448,7 +441,7 @@ fn protected_by_others(item: &Value, who: Who) -> bool {
     item.get("all_day").is_some_and(Value::is_null) && item["author"] != json!(who.id().to_string())
 }
 
-/// `Allow` of a single-record route (common.md §6.1, order of §1.2): the methods whose
+/// `Allow` of a single-record route, in the route's method order: the methods whose
 /// permission passes for this caller and target.
 fn expected_allow(editable: bool) -> &'static str {
     if editable {
@@ -576,7 +569,7 @@ fn check_error(f: &mut Failures, cell: &str, r: &Resp, status: u16, code: &str) 
 }
 
 /// A list answer: 200, `total` equal to `X-Cal-Total` and to the number of items when they fit
-/// on one page (common.md §3.8, §6.1). Returns the items.
+/// on one page. Returns the items.
 fn check_list(f: &mut Failures, cell: &str, r: &Resp, key: &str) -> Option<Vec<Value>> {
     if r.status != 200 {
         f.fail(cell, format!("expected a 200 list, got {}", brief(r)));
@@ -639,7 +632,7 @@ impl Record {
 }
 
 /// Creates one record owned by `owner` in `state`. The owner creates it; statuses the owner may
-/// not set (a contributor's publish/future/private, §4.2) and the trash (DELETE, §4.5) are then
+/// not set (a contributor's publish/future/private) and the trash (DELETE) are then
 /// applied by the administrator, which leaves the owner unchanged.
 fn make_record(s: &Server, n: usize, kind: Kind, owner: Who, state: State) -> Record {
     let title_token = token(n, "title");
@@ -701,7 +694,7 @@ fn make_matrix_records(s: &Server) -> Vec<Record> {
     for kind in [Kind::Event, Kind::Venue, Kind::Organizer] {
         for owner in OWNERS {
             for state in STATES {
-                // Only events can carry a password (common.md §3.10).
+                // Only events can carry a password.
                 if state == State::Protected && kind != Kind::Event {
                     continue;
                 }
@@ -789,7 +782,7 @@ fn check_post_cell(f: &mut Failures, who: Who, route: Route, rec: &Record, r: &R
             );
         }
     }
-    // §6.1: Allow on a collection: GET, plus POST for callers with `edit_posts`.
+    // Allow on a collection: GET, plus POST for callers with `edit_posts`.
     if route.is_list() {
         let want = if who.edits_posts() {
             "GET, POST"
@@ -829,10 +822,7 @@ fn check_post_cell(f: &mut Failures, who: Who, route: Route, rec: &Record, r: &R
                 && rec.state == State::Protected
                 && v.get("json_ld").is_some()
             {
-                f.fail(
-                    &cell,
-                    "json_ld on a protected event (events.md §1.1)".into(),
-                );
+                f.fail(&cell, "json_ld on a protected event".into());
             }
         }
         Expect::Listed { masked } => {
@@ -872,7 +862,7 @@ fn check_post_cell(f: &mut Failures, who: Who, route: Route, rec: &Record, r: &R
 }
 
 /// Puts a record that a cell trashed back in its state (the administrator restores it with its
-/// status, common.md §4.5), so that later cells find the fixture as built.
+/// status), so that later cells find the fixture as built.
 fn restore(s: &Server, rec: &Record) {
     let path = format!("{NS}/{}/{}", rec.kind.collection(), rec.id);
     let r = send(
@@ -956,7 +946,7 @@ fn every_caller_gets_the_contract_answer_on_every_post_route_owner_and_status() 
     Failures::merge([reads, writes].into_iter()).finish("post-kind");
 }
 
-/// §3.5 create row, §4.2 status on create, §3.9 `author`.
+/// Who may create, the status a create gets, and who may set `author`.
 #[test]
 fn creating_posts_follows_the_role_the_status_scale_back_and_the_author_rule() {
     let s = start();
@@ -996,7 +986,7 @@ fn creating_posts_follows_the_role_the_status_scale_back_and_the_author_rule() {
                     check_error(&mut f, &cell, &r, st, code);
                     continue;
                 }
-                // §4.2: publishers get what they ask for (absent → publish); contributors get
+                // Publishers get what they ask for (absent → publish); contributors get
                 // draft when absent, `draft`/`pending` as asked, and `pending` for the rest.
                 let want = match (who.publishes(), requested) {
                     (true, None) => "publish",
@@ -1014,7 +1004,7 @@ fn creating_posts_follows_the_role_the_status_scale_back_and_the_author_rule() {
                     );
                 }
             }
-            // §3.9: naming another user as `author` needs `edit_others_posts`.
+            // Naming another user as `author` needs `edit_others_posts`.
             f.cells += 1;
             n += 1;
             let mut body = json!({kind.name_field(): format!("Create {}", token(n, "create"))});
@@ -1065,7 +1055,7 @@ impl TermKind {
             TermKind::Tag => "tags",
         }
     }
-    /// terms.md §7: categories need `edit_posts` and `publish_posts` (author and up), tags need
+    /// Categories need `edit_posts` and `publish_posts` (author and up), tags need
     /// `edit_posts` and `manage_categories` (editor and up).
     fn may_manage(self, who: Who) -> bool {
         match self {
@@ -1084,7 +1074,7 @@ enum TermRoute {
     Delete,
 }
 
-/// terms.md §4 and §7: reads are public; writes need the management capability, failing with
+/// Reads are public; writes need the management capability, failing with
 /// `rest_forbidden` (401 anonymous, 403 otherwise).
 fn expect_term(who: Who, route: TermRoute, kind: TermKind) -> Expect {
     match route {
@@ -1141,7 +1131,7 @@ fn term_routes_are_public_to_read_and_managed_by_the_roles_of_terms_md_section_7
                 };
                 let r = send(&s, method, &path, who, body.as_ref());
                 let manage = kind.may_manage(who);
-                // §6.1 / terms.md §2: Allow and `targetHints.allow` list what this caller may use.
+                // Allow and `targetHints.allow` list what this caller may use.
                 if matches!(route, TermRoute::Get | TermRoute::Update) {
                     let want = if manage {
                         "GET, POST, PUT, PATCH, DELETE"
@@ -1193,7 +1183,7 @@ fn term_routes_are_public_to_read_and_managed_by_the_roles_of_terms_md_section_7
 // Leaks
 // ---------------------------------------------------------------------------------------------
 
-/// The statuses a record can have that hide it from anonymous callers (§4.1), with the one that
+/// The statuses a record can have that hide it from anonymous callers, with the one that
 /// does not, for comparison. All leak fixtures are the administrator's, so that no other caller
 /// owns them.
 const HIDDEN: [State; 5] = [
@@ -1207,7 +1197,7 @@ const HIDDEN: [State; 5] = [
 struct Leaks<'a> {
     s: &'a Server,
     f: Failures,
-    /// The protected event's password, which no response may carry (§3.10).
+    /// The protected event's password, which no response may carry.
     password: String,
 }
 
@@ -1440,7 +1430,7 @@ fn hidden_records_never_leak_through_lists_search_slugs_filters_counts_or_masks(
         "events",
         json!({"title": "Contributor draft", "start_date": start, "end_date": end}),
     ));
-    // An unreadable translation of the public event (events.md §1.1 `translations`).
+    // An unreadable translation of the public event (for `translations`).
     let e_es_draft = id(&create(
         &s,
         Who::Administrator,
@@ -1464,7 +1454,7 @@ fn hidden_records_never_leak_through_lists_search_slugs_filters_counts_or_masks(
     let for_venues: Vec<i64> = hidden_events.iter().map(|(_, _, v, _)| *v).collect();
     let for_organizers: Vec<i64> = hidden_events.iter().map(|(.., o)| *o).collect();
 
-    // 1. Plain lists (common.md §3.8): exactly the readable records, totals included.
+    // 1. Plain lists: exactly the readable records, totals included.
     for who in CALLERS {
         let mut events = vec![id(&e_pub), id(&e_prot)];
         if who == Who::Contributor || who.handles_others() {
@@ -1506,7 +1496,7 @@ fn hidden_records_never_leak_through_lists_search_slugs_filters_counts_or_masks(
         }
     }
 
-    // 2. `status=` (§3.8): callers without `edit_posts` may not ask; the others see none of the
+    // 2. `status=`: callers without `edit_posts` may not ask; the others see none of the
     //    administrator's hidden records, whatever status they ask for.
     for who in non_editors {
         for kind in [Kind::Event, Kind::Venue, Kind::Organizer] {
@@ -1544,7 +1534,7 @@ fn hidden_records_never_leak_through_lists_search_slugs_filters_counts_or_masks(
         }
     }
 
-    // 3. Search (common.md §9.11: search narrows after visibility): neither the title word nor
+    // 3. Search only narrows what the caller may see: neither the title word nor
     //    the description word of a hidden record finds it, under any status the caller may ask.
     let mut searchable: Vec<(Kind, State, String, String)> = hidden_linked
         .iter()
@@ -1591,7 +1581,7 @@ fn hidden_records_never_leak_through_lists_search_slugs_filters_counts_or_masks(
         }
     }
 
-    // 4. `include=` (events.md §2.2): IDs that are not visible events are simply not returned.
+    // 4. `include=`: IDs that are not visible events are simply not returned.
     let mut all: Vec<i64> = hidden_event_ids.clone();
     all.push(id(&e_pub));
     all.push(e_es_draft);
@@ -1605,7 +1595,7 @@ fn hidden_records_never_leak_through_lists_search_slugs_filters_counts_or_masks(
         l.list_is(who, &path, "events", &[id(&e_pub)], "include of hidden IDs");
     }
 
-    // 5. Slug lookups (events.md §3.2; venues-organizers.md §5.2, §5.5).
+    // 5. Slug lookups.
     for (state, e, ..) in &hidden_events {
         let slug = e["slug"].as_str().unwrap();
         let text = tok(102 + HIDDEN.iter().position(|s2| s2 == state).unwrap(), "d");
@@ -1621,7 +1611,7 @@ fn hidden_records_never_leak_through_lists_search_slugs_filters_counts_or_masks(
             l.refused(who, &path, 403, code, &[&text]);
         }
         if state.trashed() {
-            // The former slug is free: nobody finds the trashed event by it (§4.5).
+            // The former slug is free: nobody finds the trashed event by it.
             let former = slug.trim_end_matches("__trashed");
             l.refused(
                 Who::Editor,
@@ -1648,7 +1638,7 @@ fn hidden_records_never_leak_through_lists_search_slugs_filters_counts_or_masks(
         }
     }
 
-    // 6. Term counts (terms.md §1): only `publish` events count — the public and the protected
+    // 6. Term counts: only `publish` events count — the public and the protected
     //    one — whoever asks; a term carried only by hidden events counts 0 and is left out of
     //    the default list (hide_empty).
     for who in [Who::Anonymous, Who::Author, Who::Administrator] {
@@ -1687,7 +1677,7 @@ fn hidden_records_never_leak_through_lists_search_slugs_filters_counts_or_masks(
                 }
             }
         }
-        // The terms embedded in an event carry the same count (events.md §1.5).
+        // The terms embedded in an event carry the same count.
         l.f.cells += 1;
         let path = format!("{NS}/events/{}", id(&e_pub));
         let v = l.get(who, &path).json();
@@ -1701,8 +1691,8 @@ fn hidden_records_never_leak_through_lists_search_slugs_filters_counts_or_masks(
         }
     }
 
-    // 7. Venue and organizer filters (venues-organizers.md §4.1) and the event list's `venue` and
-    //    `organizer` filters (events.md §2.2): hidden records stay hidden behind every filter.
+    // 7. Venue and organizer filters and the event list's `venue` and `organizer` filters:
+    //    hidden records stay hidden behind every filter.
     let d = hidden_venue(State::Draft);
     let od = hidden_organizer(State::Draft);
     for who in CALLERS {
@@ -1807,9 +1797,9 @@ fn hidden_records_never_leak_through_lists_search_slugs_filters_counts_or_masks(
         );
         // only_with_upcoming counts upcoming events whose status is in the caller's status set:
         // `publish` alone below contributor. For contributors and authors S holds draft, pending
-        // and private too, and the contract says "status in S" without the per-record read rule
-        // (unlike the lists themselves, §3.8), so other users' hidden events may or may not
-        // count: that cell is left out until the contract decides.
+        // and private too, and docs/api.md says "among the statuses the list shows" without the
+        // per-record read rule (unlike the lists themselves), so other users' hidden events may
+        // or may not count: that cell is left out until that is decided.
         if !who.edits_posts() || editor {
             let mut want: Vec<i64> = vec![id(&v_for_prot)];
             if editor {
@@ -1831,7 +1821,7 @@ fn hidden_records_never_leak_through_lists_search_slugs_filters_counts_or_masks(
         }
     }
 
-    // 8. The protected event (common.md §3.10, events.md §1.8).
+    // 8. The protected event.
     let prot = id(&e_prot);
     let masked = json!({
         "description": "", "excerpt": "", "image": false, "all_day": null, "cost": "",
@@ -1914,7 +1904,7 @@ fn hidden_records_never_leak_through_lists_search_slugs_filters_counts_or_masks(
         }
     }
 
-    // 9. `translations` lists only the members the caller may read (events.md §1.1).
+    // 9. `translations` lists only the members the caller may read.
     for who in CALLERS {
         l.f.cells += 1;
         let path = format!("{NS}/events/{}", id(&e_pub));
@@ -1932,9 +1922,9 @@ fn hidden_records_never_leak_through_lists_search_slugs_filters_counts_or_masks(
         }
     }
 
-    // 10. Other ways into the same lists: relevance order, phrases, exclusion-only searches
-    //     (common.md §9.11), HEAD, and `translation_language` on ID routes (§7.3: the resolved
-    //     member goes through the same visibility rules).
+    // 10. Other ways into the same lists: relevance order, phrases, exclusion-only searches,
+    //     HEAD, and `translation_language` on ID routes (the resolved member goes through the
+    //     same visibility rules).
     for (kind, state, t, d) in &searchable {
         let c = kind.collection();
         for who in [Who::Anonymous, Who::Author] {
@@ -1992,7 +1982,7 @@ fn hidden_records_never_leak_through_lists_search_slugs_filters_counts_or_masks(
         l.f.fail(&format!("editor | GET {path}"), "the es member".into());
     }
 
-    // 11. Conditional GETs (common.md §6.4): a 304 only replaces an answer that would be 200,
+    // 11. Conditional GETs: a 304 only replaces an answer that would be 200,
     //     so neither `*` nor the editor's ETag turns a refusal into "not modified".
     for (kind, path) in [
         (Kind::Event, format!("{NS}/events/{}", hidden_event_ids[0])),
@@ -2022,9 +2012,8 @@ fn hidden_records_never_leak_through_lists_search_slugs_filters_counts_or_masks(
     }
 
     // 12. Writes that look records up must not find what the caller may not read: the
-    //     venue/organizer duplicate check (venues-organizers.md §5.4, "only records the caller
-    //     may read"), inline venues in event writes (events.md §4.7, same rule), and
-    //     `translation_of` (common.md §7.2, "that the caller can read").
+    //     venue/organizer duplicate check, inline venues in event writes (same check), and
+    //     `translation_of`.
     for (kind, state, v, t, d) in &hidden_linked {
         if state.trashed() {
             continue; // trashed records take no part in the duplicate check anyway
@@ -2106,13 +2095,10 @@ fn hidden_records_never_leak_through_lists_search_slugs_filters_counts_or_masks(
         );
     }
 
-    // Not asserted, because the contract leaves it open: a word of a locked event's description
-    // finds the event (title visible, description masked). common.md §9.11 lists `description`
-    // among the searchable fields without exception, and §3.10 masks it in the answer; matching
-    // on it tells a caller without the password whether a word is in the hidden text. (WordPress
-    // leaves protected posts out of logged-out searches altogether.) Reported for a decision.
+    // That no word of a locked event's masked description finds it is checked in
+    // tests/security.rs (docs/api.md, "Password-protected events").
 
-    // 14. The same for a venue's translation (common.md §7.2: post kinds list readable members).
+    // 14. The same for a venue's translation (only readable members are listed).
     let v_es_draft = id(&create(
         &s,
         Who::Administrator,
@@ -2147,10 +2133,10 @@ fn hidden_records_never_leak_through_lists_search_slugs_filters_counts_or_masks(
 // Missing and foreign targets
 // ---------------------------------------------------------------------------------------------
 
-/// common.md §5.7 (quick reference), events.md §3.1–§3.5, venues-organizers.md §5.2, terms.md
-/// §4: what every caller gets for an ID that names nothing, an ID of another kind, and an
-/// unknown slug. Event routes check permission before existence (401/403 first); venue,
-/// organizer and term routes resolve the target during validation (400 for everyone).
+/// What every caller gets (docs/api.md, "Errors") for an ID that names nothing, an ID of
+/// another kind, and an unknown slug. Event routes check permission before existence (401/403
+/// first); venue, organizer and term routes resolve the target during validation (400 for
+/// everyone).
 #[test]
 fn missing_and_foreign_targets_answer_per_the_quick_reference_for_every_caller() {
     let s = start();

@@ -1,4 +1,4 @@
-//! Authentication (§3.1, §3.2) over the meta routes: every role, wrong and unknown credentials,
+//! Authentication over the meta routes: every role, wrong and unknown credentials,
 //! malformed Basic payloads, other schemes, case-insensitive names, colons in passwords.
 
 mod common;
@@ -54,10 +54,7 @@ fn assert_anonymous(r: &Resp, what: &str) {
 /// 401 with the given code, before routing: no Allow, discovery Link, no WWW-Authenticate.
 fn assert_auth_failure(r: &Resp, code: &str, link_base: &str) {
     assert_plain_error(r, 401, code);
-    assert!(
-        !r.has("www-authenticate"),
-        "no WWW-Authenticate on 401 (§3.1)"
-    );
+    assert!(!r.has("www-authenticate"), "no WWW-Authenticate on 401");
     assert!(
         !r.has("allow"),
         "credentials are checked before routing: no Allow"

@@ -1,4 +1,4 @@
-//! Command line (§8): commands, exit codes, user management, data directory and locking,
+//! Command line: commands, exit codes, user management, data directory and locking,
 //! `serve` configuration (options and environment), initial administrator, output contract,
 //! graceful shutdown.
 
@@ -43,7 +43,7 @@ fn assert_generated_password(pw: &str) {
     );
 }
 
-/// Every directory under `dir` (inclusive) is 0700 and every file 0600 (§8.3).
+/// Every directory under `dir` (inclusive) is 0700 and every file 0600.
 fn assert_private_tree(dir: &Path) {
     let mut bad = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
@@ -90,7 +90,7 @@ fn wait_for_stderr(srv: &Server, needle: &str) -> bool {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §8.1 commands and usage errors
+// Commands and usage errors
 // ---------------------------------------------------------------------------------------------
 
 #[test]
@@ -216,7 +216,7 @@ fn unknown_commands_and_options_exit_2() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §8.7 user commands
+// User commands
 // ---------------------------------------------------------------------------------------------
 
 #[test]
@@ -684,7 +684,7 @@ fn passwords_from_stdin_and_set_password_take_effect_over_http() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §8.4–§8.6 serve, initial administrator, locking, shutdown
+// Serve, initial administrator, locking, shutdown
 // ---------------------------------------------------------------------------------------------
 
 #[test]
@@ -1199,7 +1199,7 @@ fn passwords_are_stored_as_argon2id_phc_strings_with_the_minimum_parameters() {
     assert!(!text.contains(pw), "the plain password must not be stored");
     let start = text
         .find("$argon2id$")
-        .expect("an argon2id PHC string in the store (§3.1)");
+        .expect("an argon2id PHC string in the store");
     let phc: String = text[start..]
         .chars()
         .take_while(|c| !c.is_control() && *c != '\u{fffd}')

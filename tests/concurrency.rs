@@ -1,11 +1,10 @@
-//! Concurrency (common.md §1.11 "Consistency and atomicity": concurrent writes are serialized,
-//! the last committed write wins, and every acknowledged write is visible to every later
-//! request; §9.9 slugs; §6.2 pagination; events.md §4.9, §4.11; venues-organizers.md §5.4,
-//! §5.6).
+//! Concurrency: concurrent writes are serialized, the last committed write wins, and every
+//! acknowledged write is visible to every later request (docs/architecture.md, "Consistency");
+//! slugs, pagination, partial updates and the venue and organizer duplicate check under load.
 //!
 //! - Records created at the same time with the same title get distinct slugs, each the first
 //!   free suffix, as if they had been created one after another; venues and organizers that
-//!   are duplicates (§5.4) collapse into one record even when created at the same instant.
+//!   are duplicates collapse into one record even when created at the same instant.
 //! - Partial updates of one record by several clients, each client its own field, lose nothing:
 //!   the record ends with every client's last value, fields nobody sent are untouched, and each
 //!   answer shows a state that some serial order of the writes produces.
@@ -33,7 +32,7 @@ fn id_of(v: &Value) -> u64 {
         .unwrap_or_else(|| panic!("no integer id in {v}"))
 }
 
-/// `base`, `base-2`, …, `base-n` (§9.9: the first free suffix each time).
+/// `base`, `base-2`, …, `base-n` (the first free suffix each time).
 fn slug_series(base: &str, n: usize) -> BTreeSet<String> {
     (1..=n)
         .map(|i| {
@@ -118,7 +117,7 @@ fn records_created_at_once_with_one_title_get_distinct_slugs_per_language() {
     }
 
     // Venues and organizers with one name but different descriptions are different records
-    // (venues-organizers.md §5.4 compares the description when one is sent).
+    // (the duplicate check compares the description when one is sent).
     for (kind, name_field, base) in [
         ("venues", "venue", "pier-four"),
         ("organizers", "organizer", "pier-four"),
@@ -212,7 +211,7 @@ fn concurrent_field_updates(
             .map(|k| {
                 let mut b = json!({});
                 b[f.name] = (f.sent)(k);
-                // The three update methods are one operation (events.md §3.5).
+                // The three update methods are one operation.
                 let method = ["PATCH", "POST", "PUT"][k % 3];
                 http.write(method, &path, &b, 200)
             })
@@ -326,7 +325,8 @@ fn concurrent_partial_updates_of_one_record_keep_every_clients_last_write() {
             sent: |k| json!(format!("shared-slug-v{k}")),
             shown: |k| json!(format!("shared-slug-v{k}")),
         },
-        // The end stays later than every start, so that no start moves the end (§4.3 rule 5).
+        // The end stays later than every start, so that no start moves the end (an end before
+        // the start becomes the start).
         Field {
             name: "start_date",
             sent: |k| json!(format!("2031-03-{:02} 10:00:00", k + 1)),
@@ -406,8 +406,8 @@ fn words(item: &Value) -> (String, String) {
     (t, d)
 }
 
-/// Checks a list answer: totals headers equal the body's, page sizes follow §6.2, no ID twice,
-/// every item whole and of a status the list may show.
+/// Checks a list answer: totals headers equal the body's, page sizes follow `per_page`, no ID
+/// twice, every item whole and of a status the list may show.
 fn check_page(
     a: &Answer,
     what: &str,

@@ -1,5 +1,4 @@
-//! Crash safety (common.md §1.11 "Consistency and atomicity", §4.5 "Delete and restore";
-//! events.md §3.3, §4.11; venues-organizers.md §5.6, §5.7; docs/architecture.md "Consistency").
+//! Crash safety of writes, trashing and restoring (docs/architecture.md, "Consistency").
 //!
 //! Writer threads create, update and trash events, venues and organizers as fast as the server
 //! answers; the server is killed with SIGKILL at seeded random moments and restarted on the same
@@ -34,9 +33,9 @@ const SEED: u64 = 0x00c0_ffee_5eed_0007;
 const WRITERS: usize = 6;
 const CYCLES: usize = 5;
 /// Every test event lies in 2031; lists name the window explicitly (the default one ends
-/// 24 months from now, events.md §2.3.3).
+/// 24 months from now).
 const WINDOW: &str = "start_date=2000-01-01&end_date=2099-12-31";
-/// Every status a list may ask for (events.md §2.4, venues-organizers.md §2.3).
+/// Every status a list may ask for.
 const ALL_STATUSES: &str = "publish,future,draft,pending,private,trash";
 
 // ---------------------------------------------------------------------------------------------
@@ -111,7 +110,7 @@ fn id_of(v: &Value) -> u64 {
 /// The fields of a representation that a write determines and that must survive a restart
 /// unchanged. Links to venues and organizers are reduced to IDs, without those in `trashed`:
 /// trashing a venue or organizer unlinks it from every event without touching the events'
-/// `modified` (venues-organizers.md §5.7).
+/// `modified`.
 fn stable(kind: K, v: &Value, trashed: &BTreeSet<u64>) -> Value {
     let mut out = Map::new();
     let names: &[&str] = match kind {
@@ -183,7 +182,7 @@ fn sent_fields(kind: K, sent: &Value) -> Map<String, Value> {
 enum Action {
     Create(Value),
     Update(Value),
-    /// DELETE, with or without `force=true` (which must change nothing, events.md §3.3).
+    /// DELETE, with or without `force=true` (which must change nothing).
     Trash,
 }
 
@@ -351,7 +350,7 @@ fn writer(
             )
         } else if roll < 80 {
             let id = *rng.pick(&mine.events).unwrap();
-            // Partial updates of one or two fields (events.md §4.11).
+            // Partial updates of one or two fields.
             let body = match rng.below(6) {
                 0 | 1 => json!({
                     "title": format!("Ev {w}"),
@@ -464,7 +463,7 @@ fn writer(
 enum Found {
     Nothing,
     Live(K, Value),
-    /// A trashed event (GET answers 403 `event-no-longer-available`, events.md §3.1).
+    /// A trashed event (GET answers 403 `event-no-longer-available`).
     TrashedEvent,
     /// A trashed venue or organizer (readable by administrators).
     Trashed(K, Value),

@@ -1,5 +1,5 @@
-//! `GET /events` — the event archive (events.md §2, §6, §7; common.md §3.8, §3.10, §6.2, §6.3,
-//! §7, §9.6, §9.11), tested over real HTTP against the binary.
+//! `GET /events` — the event archive (docs/api.md, "Listing events: `GET /events`"), tested over
+//! real HTTP against the binary.
 //!
 //! Two servers:
 //! - server `A` (shared by most tests, which run in parallel). Every test owns one calendar year
@@ -148,7 +148,7 @@ fn item(v: &Value, event_id: u64) -> Value {
 // Assertions
 // ---------------------------------------------------------------------------------------------
 
-/// A 200 archive answer (§2.1): JSON, body keys in order, totals in body and headers agree,
+/// A 200 archive answer: JSON, body keys in order, totals in body and headers agree,
 /// every item has the list-item keys. Returns the body.
 fn ok(r: &Resp) -> Value {
     assert_eq!(r.status, 200, "expected 200; {}", r.describe());
@@ -175,7 +175,7 @@ fn ok(r: &Resp) -> Value {
         assert_eq!(
             keys(e),
             event_keys(false),
-            "list item keys (order of §1.1, no json_ld) of event {}",
+            "list item keys (in order, no json_ld) of event {}",
             e["id"]
         );
     }
@@ -187,7 +187,7 @@ fn bad_sub(r: &Resp, name: &str, sub: &str) {
     assert_invalid_params(r, &[(name, sub)]);
 }
 
-/// The three links of §2.8 and the `Link` header of common.md §6.3, for page `page` of a list
+/// The three links in the body and the `Link` header, for page `page` of a list
 /// requested under the language segment `seg` whose effective parameters render as `qs`.
 fn assert_links(s: &Server, r: &Resp, v: &Value, seg: &str, page: u64, qs: &str) {
     let base = format!("{}{}{}/events/", s.public, seg, NS);
@@ -264,7 +264,7 @@ fn today() -> NaiveDate {
     Utc::now().date_naive()
 }
 
-/// The default non-strict window of §2.3.3 for "now": (yesterday 00:00:00, +24 months 23:59:59).
+/// The default non-strict window for "now": (yesterday 00:00:00, +24 months 23:59:59).
 fn default_window() -> (String, String) {
     let t = today();
     (
@@ -285,7 +285,7 @@ fn windowed(f: impl FnOnce() -> Resp) -> (Resp, Option<(String, String)>) {
 // Empty archive, pagination, links (server B: clean lists)
 // =============================================================================================
 
-/// §2.1, §2.8, §7 "empty archive → 200, total 0, total_pages 0, headers 0, no next/previous".
+/// An empty archive: 200, total 0, total_pages 0, headers 0, no next/previous.
 /// Uses B's pt-br list, in which nothing is ever created.
 #[test]
 fn empty_archive() {
@@ -306,7 +306,7 @@ fn empty_archive() {
     assert_eq!(r.header("cache-control"), Some(CC_ANON));
     assert_etag(&r);
     assert_standard_headers(&r);
-    // Allow (common §6.1, as in the capture): the methods this caller may use on /events.
+    // Allow (as in the capture): the methods this caller may use on /events.
     assert_eq!(r.header("allow"), Some("GET"), "anonymous Allow");
     for (u, allow) in [
         (&ADMIN, "GET, POST"),
@@ -350,7 +350,7 @@ fn empty_archive() {
     assert_eq!(v["total"], 0);
 }
 
-/// §2.2 default page size, §2.5 order, §2.8 links with the default window, Link rel next/prev,
+/// Default page size, order, links with the default window, Link rel next/prev,
 /// page past the end, the cap of 50 in links, `status=any` for editors and following the links.
 #[test]
 fn default_listing_pagination_and_links() {
@@ -513,7 +513,7 @@ fn default_listing_pagination_and_links() {
     assert_eq!(
         ids(&v2),
         with_draft[10..].to_vec(),
-        "status=any from the links is accepted (§2.4 decision)"
+        "status=any from the links is accepted"
     );
     // Editor with an explicit status=any.
     let v = ok(&as_user(s, "status=any&per_page=50", &EDITOR));
@@ -524,7 +524,7 @@ fn default_listing_pagination_and_links() {
 // Page size, bad page/per_page (server A)
 // =============================================================================================
 
-/// §2.2/§6 item 9: default 10, `per_page` overrides, values above 50 give 50 items; `3.0` is 3.
+/// Default 10, `per_page` overrides, values above 50 give 50 items; `3.0` is 3.
 #[test]
 fn page_size_default_override_and_cap() {
     let s = server_a();
@@ -623,7 +623,7 @@ fn page_size_default_override_and_cap() {
         &year_link(10, y).p("status", "publish").s(),
     );
 
-    // "3.0" is a positive integer (§0.5); the links carry the integer.
+    // "3.0" is a positive integer; the links carry the integer.
     let r = anon(s, &yq.clone().p("per_page", "3.0").p("page", "2.0").s());
     let v = ok(&r);
     assert_eq!(ids(&v), all[3..6].to_vec());
@@ -637,7 +637,7 @@ fn page_size_default_override_and_cap() {
     );
 }
 
-/// §2.2, §7: bad page/per_page (`foo`, `-1`, `0`, `foo bar`) → 400 `rest_invalid_param`.
+/// Bad page/per_page (`foo`, `-1`, `0`, `foo bar`) → 400 `rest_invalid_param`.
 #[test]
 fn bad_page_and_per_page() {
     let s = server_a();
@@ -672,7 +672,7 @@ fn bad_page_and_per_page() {
 // Dates
 // =============================================================================================
 
-/// §2.2/§9.6.4: `"before my birthday"` and other non-grammar values → 400 on every date bound.
+/// `"before my birthday"` and other non-grammar values → 400 on every date bound.
 #[test]
 fn unparseable_dates_rejected() {
     let s = server_a();
@@ -706,7 +706,7 @@ fn unparseable_dates_rejected() {
     assert_invalid_param_names(&anon(s, &all.s()), &params);
 }
 
-/// §2.2/§6 item 10/common §9.3: empty values are 400, not "no filter".
+/// Empty values are 400, not "no filter".
 #[test]
 fn empty_values_rejected() {
     let s = server_a();
@@ -720,7 +720,7 @@ fn empty_values_rejected() {
         "strict_dates",
     ] {
         bad_sub(&anon(s, &format!("{name}=")), name, "rest_empty");
-        // A key without `=` is the empty string too (common §1.6).
+        // A key without `=` is the empty string too.
         assert_invalid_param_names(&anon(s, name), &[name]);
     }
     for name in [
@@ -752,9 +752,9 @@ fn empty_values_rejected() {
     );
 }
 
-/// §2.3.1 containment, §2.3.2 whole days vs strict, timestamps as bounds ("narrowing to 3 of
-/// 10"), `strict_dates` spellings, §2.3.3 "a given start_date without end_date still gets the
-/// default end bound".
+/// Containment, whole days vs strict, timestamps as bounds (narrowing to 3 of 10),
+/// `strict_dates` spellings, and a given start_date without end_date still getting the default
+/// end bound.
 #[test]
 fn window_containment_whole_days_and_timestamps() {
     let s = server_a();
@@ -767,7 +767,7 @@ fn window_containment_whole_days_and_timestamps() {
             &format!("{y}-03-{d:02} 11:00:00"),
         ));
     }
-    // §2.3.2 example: an afternoon event on day 4.
+    // An afternoon event on day 4.
     bodies.push(ev(
         "Windowday afternoon",
         &format!("{y}-03-04 16:00:00"),
@@ -859,7 +859,7 @@ fn window_containment_whole_days_and_timestamps() {
         assert_links(s, &r, &v, "", 1, &qs_non_strict(y));
     }
 
-    // §2.3.2 example: 15:00–18:00 on one day.
+    // 15:00–18:00 on one day.
     let sd = format!("{y}-03-04 15:00:00");
     let ed = format!("{y}-03-04 18:00:00");
     let v = ok(&anon(s, &q().p("start_date", &sd).p("end_date", &ed).s()));
@@ -873,7 +873,7 @@ fn window_containment_whole_days_and_timestamps() {
     ));
     assert_eq!(ids(&v), vec![aft], "strict: only events inside 15:00–18:00");
 
-    // §2.3.1: contained, not overlapping.
+    // Contained, not overlapping.
     let v = ok(&anon(
         s,
         &q().p("start_date", format!("{y}-04-06"))
@@ -890,7 +890,7 @@ fn window_containment_whole_days_and_timestamps() {
     ));
     assert_eq!(ids(&v), vec![o1, o2, o3], "overlapping 2032-04-06");
 
-    // §2.3.3: start_date in the far future without end_date → the default end bound applies →
+    // start_date in the far future without end_date → the default end bound applies →
     // nothing.
     let (r, w) = windowed(|| anon(s, &q().p("start_date", format!("{y}-03-01")).s()));
     let v = ok(&r);
@@ -935,7 +935,7 @@ fn qs_non_strict(y: i32) -> String {
         .s()
 }
 
-/// §0.6/common §9.6 grammar used as archive bounds (reference zone UTC) and its normalisation
+/// The date-time grammar used as archive bounds (reference zone UTC) and its normalisation
 /// in the links.
 #[test]
 fn date_grammar_as_bounds() {
@@ -1063,13 +1063,12 @@ fn date_grammar_as_bounds() {
     }
 }
 
-/// §2.3.4: relative bounds drop the default window (the exact example), explicit
-/// `start_date`/`end_date` still apply, all four snap to 23:59:59 unless strict; §2.3.3 past
-/// events need an explicit start_date.
+/// Relative bounds drop the default window, explicit `start_date`/`end_date` still apply, all
+/// four snap to 23:59:59 unless strict; past events need an explicit start_date.
 #[test]
 fn relative_bounds_example() {
     let s = server_a();
-    // The example of §2.3.4 (this test owns 2017 and 2018).
+    // This test owns 2017 and 2018.
     let c = create_many(
         s,
         &ADMIN,
@@ -1174,7 +1173,7 @@ fn relative_bounds_example() {
     let v = ok(&anon(s, "starts_after=2017-12-31&starts_before=2018-01-01"));
     assert_eq!(ids(&v), vec![e[3], e[4]]);
 
-    // §2.3.3: past events are not in the default window; an explicit start_date brings them
+    // Past events are not in the default window; an explicit start_date brings them
     // back (the default end bound still applies).
     let v = ok(&anon(s, "search=relbound"));
     assert_eq!(v["total"], 0, "past events are outside the default window");
@@ -1182,7 +1181,7 @@ fn relative_bounds_example() {
     assert_eq!(ids(&v), e);
 }
 
-/// §2.3.3 and §6 items 3–4: the default window starts yesterday 00:00:00 (strict: 23:59:00)
+/// The default window starts yesterday 00:00:00 (strict: 23:59:00)
 /// and ends 24 months ahead at 23:59:59 (strict: to the second).
 #[test]
 fn default_window_edges() {
@@ -1338,8 +1337,8 @@ fn default_window_edges() {
     assert_eq!(v["events"], json!([]));
 }
 
-/// §2.3.1: bounds compare with the event's local wall clock; §2.5 ordering by local start then
-/// ID; sticky/featured do not influence order.
+/// Bounds compare with the event's local wall clock; ordering by local start then ID;
+/// sticky/featured do not influence order.
 #[test]
 fn ordering_by_local_start_then_id() {
     let s = server_a();
@@ -1423,7 +1422,7 @@ fn ordering_by_local_start_then_id() {
 // include
 // =============================================================================================
 
-/// §2.3.5, §2.5 rule 2, §6 item 7: include voids the window, orders by publication date,
+/// include voids the window, orders by publication date,
 /// keeps hide_from_listings/status/language rules; bad include → 400.
 #[test]
 fn include_voids_window_and_orders_by_publication() {
@@ -1580,7 +1579,7 @@ fn include_voids_window_and_orders_by_publication() {
 // Search
 // =============================================================================================
 
-/// §2.6, common §9.11: word semantics, fields incl. venue and organizer names, phrases,
+/// Search: word semantics, fields incl. venue and organizer names, phrases,
 /// exclusions, `orderby=relevance`.
 #[test]
 fn search() {
@@ -1739,7 +1738,7 @@ fn term(s: &Server, kind: &str, body: Value) -> u64 {
     id(&s.create(&ADMIN, &format!("{NS}/{kind}"), &body))
 }
 
-/// §2.2 `categories`: ID, slug, name, CSV, array, descendants, unknown → 400, other language →
+/// `categories`: ID, slug, name, CSV, array, descendants, unknown → 400, other language →
 /// 400, empty term → 200 empty, links and pagination.
 #[test]
 fn categories_filter() {
@@ -1827,7 +1826,7 @@ fn categories_filter() {
         ),
     ));
     assert_eq!(ids(&v), vec![e2, e3, e4, e6], "array form");
-    // Repeated keys are concatenated (common §1.6).
+    // Repeated keys are concatenated.
     let v = ok(&anon(
         s,
         &format!("{}&categories={child}&categories={other}", year(y).s()),
@@ -1873,7 +1872,7 @@ fn categories_filter() {
     assert_eq!(ids(&v), vec![es_ev]);
 }
 
-/// §2.2 `tags`: ID, slug, CSV, array; unknown → 400; empty → 400; empty tag → 200 empty.
+/// `tags`: ID, slug, CSV, array; unknown → 400; empty → 400; empty tag → 200 empty.
 #[test]
 fn tags_filter() {
     let s = server_a();
@@ -1924,7 +1923,7 @@ fn tags_filter() {
 // Venue, organizer, featured, ticketed
 // =============================================================================================
 
-/// §2.2 `venue`/`organizer`: ID lists with OR semantics, AND with each other; non-numeric or
+/// `venue`/`organizer`: ID lists with OR semantics, AND with each other; non-numeric or
 /// unknown → 400; any status; other language → 400.
 #[test]
 fn venue_and_organizer_filters() {
@@ -2053,7 +2052,7 @@ fn venue_and_organizer_filters() {
     assert_eq!(v["total"], 0);
 }
 
-/// §2.2 `featured`/`ticketed` true/false/absent; creation-order ties; links `1`/`0`.
+/// `featured`/`ticketed` true/false/absent; creation-order ties; links `1`/`0`.
 #[test]
 fn featured_and_ticketed_filters() {
     let s = server_a();
@@ -2164,7 +2163,7 @@ fn featured_and_ticketed_filters() {
 // Status and visibility
 // =============================================================================================
 
-/// §2.4, common §3.8: the effective status set per role, `any`, bad statuses, contributors and
+/// The effective status set per role, `any`, bad statuses, contributors and
 /// authors do not see others' non-public events.
 #[test]
 fn status_filter_per_role() {
@@ -2369,7 +2368,7 @@ fn status_filter_per_role() {
     );
 }
 
-/// §2.4 rule 2, §6 item 8: hide_from_listings is never listed, not even via include.
+/// hide_from_listings is never listed, not even via include.
 #[test]
 fn hidden_events_never_listed() {
     let s = server_a();
@@ -2435,7 +2434,7 @@ fn hidden_events_never_listed() {
 // post_parent, geoloc
 // =============================================================================================
 
-/// §2.2 `post_parent`: filter by parent; bad/unknown/0/other language → 400.
+/// `post_parent`: filter by parent; bad/unknown/0/other language → 400.
 #[test]
 fn post_parent_filter() {
     let s = server_a();
@@ -2530,7 +2529,7 @@ fn post_parent_filter() {
     assert_eq!(v["total"], 0);
 }
 
-/// §2.7: geoloc with and without a point; radius in km and mi; one of lat/lng missing → 400.
+/// geoloc with and without a point; radius in km and mi; one of lat/lng missing → 400.
 #[test]
 fn geoloc_filter() {
     let s = server_a();
@@ -2696,7 +2695,7 @@ fn geoloc_filter() {
 // Password-protected events
 // =============================================================================================
 
-/// The masking of §1.8 / common §3.10 applied to an unlocked list item.
+/// The masking of a locked event applied to an unlocked list item.
 fn masked(full: &Value) -> Value {
     let mut m = full.clone();
     let o = m.as_object_mut().unwrap();
@@ -2730,7 +2729,7 @@ fn masked(full: &Value) -> Value {
     m
 }
 
-/// §1.8, common §3.10: password-protected events are listed masked (exact values and key
+/// Password-protected events are listed masked (exact values and key
 /// order), unlocked by the right `password` or by `context=edit` for callers who may edit them.
 #[test]
 fn password_protected_events_masked() {
@@ -2896,7 +2895,7 @@ fn password_protected_events_masked() {
 // Languages
 // =============================================================================================
 
-/// common §7: the archive lists the effective language; links keep the path segment and carry
+/// The archive lists the effective language; links keep the path segment and carry
 /// an explicit `translation_language`.
 #[test]
 fn languages() {
@@ -3034,8 +3033,8 @@ fn strip_json_ld(v: &mut Value) {
     }
 }
 
-/// §2.1: list items are the event representation of §1 without `json_ld` (nor the embedded
-/// venue's/organizers' `json_ld`); §6 item 25: no venue → `[]`.
+/// List items are the event representation without `json_ld` (nor the embedded venue's or
+/// organizers' `json_ld`); no venue → `[]`.
 #[test]
 fn list_item_is_the_representation_without_json_ld() {
     let s = server_a();

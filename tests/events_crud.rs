@@ -1,10 +1,10 @@
-//! Single-event routes and event writes (events.md §0, §1, §3, §4, §5, §6 and the parts of
-//! common.md they use), tested over real HTTP against the binary.
+//! Single-event routes and event writes (docs/api.md, "Events"), tested over real HTTP against
+//! the binary.
 //!
 //! One shared server. Tests run in parallel, so every test names its records with a unique
 //! random word (`tok()`), which also keeps slugs, inline venues/organizers and on-the-fly terms
-//! apart. The archive (§2) is covered elsewhere; it is used here only to look at a masked list
-//! item (§1.8) via `include=`.
+//! apart. The archive is covered elsewhere; it is used here only to look at a masked list
+//! item via `include=`.
 //!
 //! Users (created in this order by the harness): admin 1, editor 2, author 3, contributor 4,
 //! subscriber 5.
@@ -234,7 +234,7 @@ fn plain_url(id: i64) -> String {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §1 Representation
+// Representation
 // ---------------------------------------------------------------------------------------------
 
 #[test]
@@ -507,7 +507,7 @@ fn full_representation_with_links_json_ld_and_trailing_slash() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §0.4, §3, §5 processing order and not-found cases
+// Processing order and not-found cases
 // ---------------------------------------------------------------------------------------------
 
 #[test]
@@ -668,7 +668,7 @@ fn processing_order_single_routes() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §0.6, §4.3 dates and time zones
+// Dates and time zones
 // ---------------------------------------------------------------------------------------------
 
 fn create_ny(start: Value) -> Resp {
@@ -704,7 +704,7 @@ fn absolute_date_inputs_new_york() {
         (json!("2018-01-01 16:00:00.987"), "2018-01-01 16:00:00"),
         (json!("  2018-01-01   16:00  "), "2018-01-01 16:00:00"),
         (json!("2018-02-30 10:00"), "2018-03-02 10:00:00"),
-        // Absolute instants are converted to the New York wall clock (§0.6 decision).
+        // Absolute instants are converted to the New York wall clock.
         (json!("2018-01-01T16:00:00Z"), "2018-01-01 11:00:00"),
         (json!("2018-01-01 16:00:00 UTC"), "2018-01-01 11:00:00"),
         (json!("2018-01-01 16:00 gmt"), "2018-01-01 11:00:00"),
@@ -1135,7 +1135,7 @@ fn end_before_start_collapses() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §4.11 partial updates
+// Partial updates
 // ---------------------------------------------------------------------------------------------
 
 #[test]
@@ -1250,7 +1250,7 @@ fn date_updates_and_timezone_changes() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §4.9 slugs, §3.3 trash
+// Slugs, trash
 // ---------------------------------------------------------------------------------------------
 
 #[test]
@@ -1404,7 +1404,7 @@ fn trash_and_restore() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §1.3, §4.6 cost
+// Cost
 // ---------------------------------------------------------------------------------------------
 
 #[test]
@@ -1489,7 +1489,7 @@ fn cost_rules() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §4.8 categories and tags; term counts
+// Categories and tags; term counts
 // ---------------------------------------------------------------------------------------------
 
 fn term_ids(v: &Value, key: &str) -> Vec<i64> {
@@ -1664,7 +1664,7 @@ fn term_count_follows_published_events() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §4.7 venue and organizer links
+// Venue and organizer links
 // ---------------------------------------------------------------------------------------------
 
 fn venue_search_total(word: &str) -> i64 {
@@ -1979,7 +1979,7 @@ fn trashing_venue_or_organizer_unlinks_it() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §1.8, §3.10 password-protected events
+// Password-protected events
 // ---------------------------------------------------------------------------------------------
 
 #[test]
@@ -2097,7 +2097,7 @@ fn password_protected_events() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §0.7 roles, §4.4 statuses
+// Roles, statuses
 // ---------------------------------------------------------------------------------------------
 
 #[test]
@@ -2528,7 +2528,7 @@ fn post_parent_and_ignored_fields() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §4.4 scheduling, publication dates
+// Scheduling, publication dates
 // ---------------------------------------------------------------------------------------------
 
 #[test]
@@ -2602,7 +2602,7 @@ fn scheduling() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §3.2, §3.4, §3.5 by-slug routes
+// By-slug routes
 // ---------------------------------------------------------------------------------------------
 
 #[test]
@@ -2758,7 +2758,7 @@ fn by_slug_routes() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §7 translation groups
+// Translation groups
 // ---------------------------------------------------------------------------------------------
 
 #[test]
@@ -2951,7 +2951,7 @@ fn translation_groups() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §5 every field invalid at once; form bodies
+// Every field invalid at once; form bodies
 // ---------------------------------------------------------------------------------------------
 
 #[test]
@@ -3082,8 +3082,8 @@ fn form_encoded_create() {
 // Separate checks (kept apart so that one failing rule does not hide the others)
 // ---------------------------------------------------------------------------------------------
 
-/// §4.8: "Each non-blank item" is used — blank items of a term list are skipped, not an error
-/// (the same as the empty items of a comma-separated value, common.md §1.6).
+/// Blank items of a term list are skipped, not an error (the same as the empty items of a
+/// comma-separated value).
 #[test]
 fn blank_term_items_are_skipped() {
     let t = tok();
@@ -3096,7 +3096,7 @@ fn blank_term_items_are_skipped() {
     assert_eq!(term_names(&v, "tags"), vec![format!("Bt {t}")]);
 }
 
-/// §0.5: `password` on the single GET routes is a non-empty string; `password=` → 400.
+/// `password` on the single GET routes is a non-empty string; `password=` → 400.
 #[test]
 fn empty_password_parameter_is_invalid() {
     let t = tok();
@@ -3113,8 +3113,8 @@ fn empty_password_parameter_is_invalid() {
     );
 }
 
-/// common.md §1.10 step 10 / §7.3: an explicit `translation_language` without a group member
-/// answers 404 before the permission check (so also for anonymous writes).
+/// An explicit `translation_language` without a group member answers 404 before the permission
+/// check (so also for anonymous writes; docs/api.md, "Errors", on the order of checks).
 #[test]
 fn translation_language_miss_precedes_permission() {
     let t = tok();
@@ -3138,8 +3138,8 @@ fn translation_language_miss_precedes_permission() {
     );
 }
 
-/// §4.2 `date`: reference zone = the request's `timezone`; the wall clock of the parsed value
-/// becomes `date`, and `date_utc` := the same value (pairing rule, site zone UTC, §1.1 field 7).
+/// `date`: reference zone = the request's `timezone`; the wall clock of the parsed value
+/// becomes `date`, and `date_utc` := the same value (the site time zone is UTC).
 #[test]
 fn date_with_timezone_keeps_wall_clock_and_pairs_date_utc() {
     let t = tok();
@@ -3204,7 +3204,7 @@ fn map_id(v: &Value, map: &std::collections::HashMap<i64, i64>) -> Value {
 
 /// Replays one capture file on a fresh server, mapping the captured IDs to almanac's.
 /// `skip`: exchanges that depend on WordPress-only records; `differs`: (index, almanac status)
-/// where the contract deliberately differs.
+/// where almanac deliberately differs.
 fn replay(file: &str, skip: &[usize], differs: &[(usize, u16)]) {
     // A missing capture fails the test: a replay that did not run must not pass.
     let path = format!(
@@ -3357,7 +3357,7 @@ fn replay(file: &str, skip: &[usize], differs: &[(usize, u16)]) {
 
 #[test]
 fn capture_replay_events_crud_auth_errors() {
-    // events-crud #16: a single inline organizer object is accepted (decision, §4.7).
+    // events-crud #16: a single inline organizer object is accepted.
     replay("events-crud.json", &[], &[(16, 201)]);
     replay("auth.json", &[], &[]);
     // errors #9 and #11 use the ID of a WordPress page, which almanac does not have.

@@ -2,15 +2,11 @@
 //! every range, oversized and deeply nested bodies, header floods, path traversal, script tags,
 //! NUL bytes, wrong JSON types, repeated parameters and method-override abuse.
 //!
-//! Contract sections (common.md): §1.3 path matching, §1.4 method override, §1.6 query and
-//! form syntax, §1.7 bodies, §1.10 processing order, §1.11 atomicity, §5 error bodies and codes,
-//! §6.2 pagination, §6.6 limits, §9.1–§9.5 values, §9.9 slugs, §9.13 HTML sanitizing; events.md
-//! §4.2 and §4.8, venues-organizers.md §1.4, terms.md §5.
-//!
-//! Every answer must be the contract's status and code, never a 5xx; every refused write must
-//! leave the store as it was (§1.11), which is checked through the list totals (`X-Cal-Total`)
-//! and by reading records back. Requests that reqwest cannot make (bytes that are not valid in
-//! a request line, header floods, conflicting framing) go over raw TCP.
+//! Every answer must be the documented status and code (docs/api.md, "Requests", "Values",
+//! "Errors", "Limits"), never a 5xx; every refused write must leave the store as it was, which
+//! is checked through the list totals (`X-Cal-Total`) and by reading records back. Requests
+//! that reqwest cannot make (bytes that are not valid in a request line, header floods,
+//! conflicting framing) go over raw TCP.
 //!
 //! All tests share one server. Tests that are meant to write do so in `es` or `pt-br` only, so
 //! that the `en` totals each test compares before and after stay its own.
@@ -184,7 +180,7 @@ const KINDS: [&str; 5] = ["events", "venues", "organizers", "categories", "tags"
 // ---------------------------------------------------------------------------------------------
 
 /// Raw bytes above 0x7F are not allowed in an HTTP/1.1 request target; the HTTP layer refuses
-/// such a request line before the application sees it (§6.6 leaves that layer's limits to it).
+/// such a request line before the application sees it.
 #[test]
 fn raw_invalid_utf8_in_the_request_line_is_a_400_and_the_server_keeps_serving() {
     let s = server();
@@ -312,7 +308,7 @@ fn page_and_per_page_beyond_64_bits_below_1_or_not_integers_are_refused() {
 }
 
 /// A page number anywhere up to 2^63 − 1 is a valid page that holds nothing: 404 for the
-/// post-kind lists, an empty 200 for the term lists (§6.2). (Such a page used to make the index
+/// post-kind lists, an empty 200 for the term lists. (Such a page used to make the index
 /// collector overflow or try to allocate terabytes, killing the server.)
 #[test]
 fn a_page_far_past_the_end_is_an_empty_page_not_a_crash() {
@@ -387,7 +383,7 @@ fn ids_beyond_64_bits_are_unknown_ids_on_every_method() {
                     assert_invalid(&r, "id", "rest_invalid_reference");
                 }
             }
-            // Permission comes before existence for events (§1.10, §5.4).
+            // Permission comes before existence for events.
             let r = s.req("DELETE", &format!("{NS}/events/{id}")).send();
             assert_plain_error(&r, 401, "rest_forbidden");
         }
@@ -408,7 +404,7 @@ fn references_beyond_64_bits_in_write_bodies_are_refused_and_write_nothing() {
             ("author", json!(-1), "rest_out_of_bounds"),
             ("post_parent", json!(huge), "rest_out_of_bounds"),
             ("translation_of", json!(huge), "rest_out_of_bounds"),
-            // Digits are an image ID (§9.10): too large for any record, so it names none.
+            // Digits are an image ID: too large for any record, so it names none.
             ("image", json!(huge), "rest_invalid_reference"),
         ] {
             let mut body = valid_create("events");
@@ -420,7 +416,7 @@ fn references_beyond_64_bits_in_write_bodies_are_refused_and_write_nothing() {
             );
             assert_invalid(&r, field, sub);
         }
-        // Linked records name no sub-code in events.md §4.7; the field is reported.
+        // No sub-code is fixed for linked records; the field is reported.
         for (field, value) in [
             ("venue", json!(huge)),
             ("venue", json!({"id": huge})),
@@ -440,7 +436,7 @@ fn references_beyond_64_bits_in_write_bodies_are_refused_and_write_nothing() {
     assert_healthy();
 }
 
-/// events.md §4.8: a numeric item is a term ID, and an unknown ID is skipped; a run of digits
+/// A numeric item is a term ID, and an unknown ID is skipped; a run of digits
 /// too long for 64 bits is still numeric, so it must not become the name of a new term.
 #[test]
 fn a_numeric_term_item_beyond_64_bits_is_an_unknown_id_not_a_new_term() {
@@ -467,7 +463,7 @@ fn a_numeric_term_item_beyond_64_bits_is_an_unknown_id_not_a_new_term() {
     assert_eq!(count("tags"), tags);
 }
 
-/// §9.6.2 bounds every date-time to 0001–9999, which §9.6.5's `YYYY-MM-DD HH:MM:SS` relies on.
+/// Every date-time lies in the years 0001–9999, which the `YYYY-MM-DD HH:MM:SS` form relies on.
 /// The all-day end of day or a new zone for stored wall clocks can carry an event's UTC dates
 /// past those bounds although every value sent was in range: such writes are refused, naming
 /// the date that would leave the range, and change nothing.
@@ -503,7 +499,7 @@ fn event_dates_whose_utc_values_would_leave_years_1_to_9999_are_refused() {
             assert_invalid_params(&r, &expected);
         }
     });
-    // Stored wall clocks re-read in a new zone (events.md §4.3 rule 7), and all-day switched on
+    // Stored wall clocks re-read in a new zone, and all-day switched on
     // later: refused, and the event stays as it was.
     let r = post_json(
         &format!("/es{NS}/events"),
@@ -619,7 +615,7 @@ fn deeply_nested_json_is_rest_invalid_json_and_writes_nothing() {
         let body = format!("{{\"x\":{}{}}}", "[".repeat(63), "]".repeat(63));
         let r = post_json(&path, &ADMIN, body.as_bytes());
         assert_error(&r, 400, "rest_missing_callback_param");
-        // Bracket keys nest at most 8 levels (§1.6).
+        // Bracket keys nest at most 8 levels.
         let key = format!("title{}", "[a]".repeat(9));
         let form = format!("{key}=x&start_date=2031-01-01&end_date=2031-01-02");
         let r = post_form(&path, &ADMIN, form.as_bytes());
@@ -743,7 +739,7 @@ fn dot_segments_and_encoded_slashes_never_leave_their_segment() {
     assert_healthy();
 }
 
-/// A slug written with dots and slashes is sanitized (§9.9) like any other; the same text sent
+/// A slug written with dots and slashes is sanitized like any other; the same text sent
 /// back as a path slug finds that record, and nothing else.
 #[test]
 fn a_slug_full_of_dots_and_slashes_is_sanitized_on_write_and_lookup() {
@@ -776,7 +772,7 @@ const ONERROR: &str = "<img src=x onerror=\"alert(2)\">";
 /// `<` stays a character (`&lt;`), never the start of a live tag.
 const JOINED: &str = "<</script>img src=x onerror=alert(4)>";
 
-/// §9.13: administrators and editors (`unfiltered_html`) keep their markup; authors and
+/// Administrators and editors (`unfiltered_html`) keep their markup; authors and
 /// contributors get `script` elements (with content) and `on…` attributes removed, in every
 /// text field of every kind, as stored and as read back.
 #[test]
@@ -808,7 +804,7 @@ fn script_tags_are_kept_for_unfiltered_html_roles_and_removed_for_the_others() {
         let filtered = matches!(user.role, "author" | "contributor");
         for (kind, body, fields) in &cases {
             if *kind == "categories" && user.role == "contributor" {
-                continue; // contributors may not manage categories (§3.3)
+                continue; // contributors may not manage categories
             }
             let mut body = body.clone();
             // Names unique per role, so that venue/organizer duplicates and term names do not
@@ -879,9 +875,9 @@ fn holds_markup(text: &str) -> bool {
     })
 }
 
-/// venues-organizers.md §1.4 and terms.md §5.1 store plain fields and term names with their
-/// tags removed, for every caller: removing a tag must not glue a plain `<` to the text after
-/// it into a new tag (`<<b>script>` is not `<script>`).
+/// Plain venue and organizer fields and term names are stored with their tags removed, for
+/// every caller: removing a tag must not glue a plain `<` to the text after it into a new tag
+/// (`<<b>script>` is not `<script>`).
 #[test]
 fn tag_removal_in_plain_fields_and_term_names_never_leaves_a_tag() {
     let joins = [
@@ -958,7 +954,7 @@ fn nul_bytes_are_refused_wherever_a_string_is_read_and_write_nothing() {
         assert_invalid(&r, "search", "rest_invalid_characters");
     }
     // (As the administrator: for anonymous callers anything but `publish` is refused first as
-    // a forbidden value, §3.8.)
+    // a forbidden value.)
     let r = s.get_as(&format!("{NS}/events?status=publish%00"), &ADMIN);
     assert_invalid(&r, "status", "rest_invalid_characters");
     let r = s.get(&format!("{NS}/categories?slug=%00"));
@@ -1032,7 +1028,7 @@ fn nul_bytes_are_refused_wherever_a_string_is_read_and_write_nothing() {
 // ---------------------------------------------------------------------------------------------
 
 /// One wrong value per field family, for every write field of every kind: each is refused
-/// alone with its field named, and all together with every field named (§5.2), and none of
+/// alone with its field named, and all together with every field named, and none of
 /// them writes anything.
 #[test]
 fn wrong_json_types_for_every_field_family_are_rest_invalid_param_and_write_nothing() {
@@ -1180,7 +1176,7 @@ fn wrong_json_types_for_every_field_family_are_rest_invalid_param_and_write_noth
             assert_error(&r, 400, "rest_invalid_param");
         });
     }
-    // Query parameters with the wrong shape: a list or object for a scalar (§1.6).
+    // Query parameters with the wrong shape: a list or object for a scalar.
     for query in [
         "search[]=x",
         "page[a]=1",
@@ -1191,7 +1187,7 @@ fn wrong_json_types_for_every_field_family_are_rest_invalid_param_and_write_noth
         let name = query.split('[').next().unwrap();
         assert_invalid(&r, name, "rest_invalid_type");
     }
-    // A top level that is not an object (§1.7).
+    // A top level that is not an object.
     for body in [
         "[]",
         "\"title\"",
@@ -1232,11 +1228,11 @@ fn repeated_scalar_parameters_keep_the_last_and_lists_concatenate() {
     ));
     assert_invalid(&r, "translation_language", "rest_not_in_enum");
     // `status=publish` twice is the list `publish,publish`, which anonymous callers may not ask
-    // for (§3.8).
+    // for.
     let r = s.get(&format!("{NS}/events?status=publish&status=publish"));
     assert_invalid(&r, "status", "rest_forbidden_value");
     // Repetitions of a list parameter concatenate, in every spelling: 1000 items in all are
-    // fine, 1001 are too many (§6.6), however they are spread.
+    // fine, 1001 are too many, however they are spread.
     let many = |n: usize| {
         let hundred = vec!["1"; 100].join(",");
         let mut parts: Vec<String> = (0..n / 100).map(|_| format!("include={hundred}")).collect();
@@ -1247,7 +1243,7 @@ fn repeated_scalar_parameters_keep_the_last_and_lists_concatenate() {
     assert_eq!(r.status, 200, "{}", r.describe());
     let r = s.get(&format!("{NS}/events?{}", many(1001)));
     assert_invalid(&r, "include", "rest_too_many_items");
-    // Body beats query, also when the body value is the bad one (§1.5).
+    // Body beats query, also when the body value is the bad one.
     writes_nothing("body over query", || {
         let r = post_json(
             &format!("{NS}/events?title=Fine"),

@@ -672,7 +672,7 @@ fn weekday(code: &str) -> Weekday {
     }
 }
 
-/// A YEARLY rule of RFC 5545 §3.3.10, limited to what a VTIMEZONE needs.
+/// A YEARLY rule of RFC 5545, section 3.3.10, limited to what a VTIMEZONE needs.
 struct Rule {
     months: Vec<u32>,
     /// (ordinal, weekday); ordinal 0 = every such weekday.

@@ -1,4 +1,4 @@
-//! The search index (common.md §1.11, §8.3, §8.4, §8.8, §9.11): acknowledged writes survive a
+//! The search index: acknowledged writes survive a
 //! SIGKILL and are searchable after the restart's catch-up, `almanac reindex` rebuilds an index
 //! that answers every list exactly as before, a missing or corrupt index is rebuilt at start, and
 //! events are found by the current name of their venue and organizers.

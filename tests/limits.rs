@@ -1,4 +1,4 @@
-//! String limits of common.md §6.6: 65 535 bytes for any string, except descriptions (bounded
+//! String limits (docs/api.md, "Limits"): 65 535 bytes for any string, except descriptions (bounded
 //! only by the 1 MiB body limit) and the shorter limits of names.
 
 mod common;

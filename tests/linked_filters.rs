@@ -1,12 +1,11 @@
 //! How events link venues, organizers and terms, seen from the linked records' side:
 //!
 //! - venue and organizer list filters `event`, `has_events`, `only_with_upcoming`
-//!   (venues-organizers.md §4.1, §4.5);
-//! - trashing a venue or organizer unlinks it from every event (§5.7);
-//! - term `count` (terms.md §1, events.md §1.5), `hide_empty` with the descendant exception
-//!   (terms.md §3.2 step 8), the `post`/`event` term filters (§3.1) and deletion removing the term
-//!   from events (§6.2);
-//! - references to another language's event are unknown (common.md §7.3).
+//!   and their links;
+//! - trashing a venue or organizer unlinks it from every event;
+//! - term `count`, `hide_empty` with the descendant exception, the `post`/`event` term filters
+//!   and deletion removing the term from events;
+//! - references to another language's event are unknown.
 //!
 //! One server shared by all tests (they run in parallel). Every test isolates the records it
 //! counts: venue/organizer/term names carry a unique random word (a "token") and lists are read
@@ -250,7 +249,7 @@ both_linked_kinds!(
     trashed_record_leaves_list_filters,
 );
 
-/// §4.1 `event`: the records linked to the event, of any status the caller may read; draft records
+/// `event`: the records linked to the event, of any status the caller may read; draft records
 /// only for callers who may read them; an event without links gives an empty list.
 fn event_filter(k: Lk) {
     let t = tok();
@@ -269,7 +268,7 @@ fn event_filter(k: Lk) {
         let e = event(&format!("{t} ev1"), "publish", k.link(&[pub1, draft]));
         k.expect(&format!("event={e}"), ANON, &[pub1]);
         let v = k.expect(&format!("event={e}"), ED, &[pub1, draft]);
-        // Newest first (§4.2): the draft was created after the public one.
+        // Newest first: the draft was created after the public one.
         assert_eq!(k.ids(&v), vec![draft, pub1], "order; {v}");
     }
 
@@ -297,8 +296,8 @@ fn event_filter(k: Lk) {
     k.expect(&format!("event={e}&search=zqnomatchxx"), ANON, &[]);
 }
 
-/// §4.1 `event` validation: unknown event (also the ID of a venue/organizer), empty, non-numeric,
-/// and an event of another language (common.md §7.3) → 400 `rest_invalid_param` naming `event`.
+/// `event` validation: unknown event (also the ID of a venue/organizer), empty, non-numeric,
+/// and an event of another language → 400 `rest_invalid_param` naming `event`.
 fn event_filter_validation_and_language(k: Lk) {
     let t = tok();
     let rec = k.mk(&format!("{t} rec"), "publish");
@@ -427,7 +426,7 @@ impl HasEventsFixture {
     }
 }
 
-/// §4.1 `has_events`: counting events are publish, future and private (whatever
+/// `has_events`: counting events are publish, future and private (whatever
 /// their dates and whoever asks); draft, pending and trashed events do not count.
 fn has_events_filter(k: Lk) {
     let f = HasEventsFixture::new(k);
@@ -450,7 +449,7 @@ fn has_events_filter(k: Lk) {
     );
 }
 
-/// §1.2 filter flags: truthy and falsy strings in any letter case; empty = not given; anything
+/// Filter flags: truthy and falsy strings in any letter case; empty = not given; anything
 /// else → 400 `rest_invalid_param` naming the parameter.
 fn has_events_flag_spellings(k: Lk) {
     let f = HasEventsFixture::new(k);
@@ -477,7 +476,7 @@ fn has_events_flag_spellings(k: Lk) {
     assert_invalid_param_codes(&r, &[("has_events", None), ("only_with_upcoming", None)]);
 }
 
-/// §4.1 `only_with_upcoming`: records with an event starting in the future whose
+/// `only_with_upcoming`: records with an event starting in the future whose
 /// status is in the list's status set (anonymous: publish only; editors: every status); past and
 /// already-running events do not count; `false` means no filter.
 fn only_with_upcoming_filter(k: Lk) {
@@ -571,8 +570,9 @@ fn only_with_upcoming_filter(k: Lk) {
     k.expect(&format!("{q}&has_events=true"), ANON, &[up_publish]);
 }
 
-/// §4.5: Q carries `per_page`, `search`, `orderby`, `event`, `has_events`, `only_with_upcoming`
-/// (flags normalised to `true`/`false`, only when given), `status`, `translation_language`.
+/// The list links carry `per_page`, `search`, `orderby`, `event`, `has_events`,
+/// `only_with_upcoming` (flags normalised to `true`/`false`, only when given), `status`,
+/// `translation_language`.
 fn filters_in_links(k: Lk) {
     let t = tok();
     let a = k.mk(&format!("{t} one"), "publish");
@@ -626,7 +626,7 @@ fn filters_in_links(k: Lk) {
     );
 }
 
-/// §5.7: trashing removes the record from every event that links it (any event
+/// Trashing removes the record from every event that links it (any event
 /// status); other links stay; the events' `modified` does not change; restoring does not re-link.
 fn trashing_unlinks_from_events(k: Lk) {
     let t = tok();
@@ -706,7 +706,7 @@ fn trashing_unlinks_from_events(k: Lk) {
     assert_eq!(k.linked_in(&a), Vec::<i64>::new(), "not re-linked: {a}");
 }
 
-/// §5.7 seen through the list filters: after trashing, the record is no longer "linked" to the
+/// Trashing seen through the list filters: a trashed record is no longer "linked" to the
 /// events for `event` and `has_events`, also once restored.
 fn trashed_record_leaves_list_filters(k: Lk) {
     let t = tok();
@@ -854,7 +854,7 @@ both_term_kinds!(
     delete_removes_term_from_events,
 );
 
-/// terms.md §1 `count`, events.md §1.5: published events only, live; the same value in the single
+/// `count`: published events only, live; the same value in the single
 /// route, in lists and in the embedded terms.
 fn term_count_counts_published_events(k: Tk) {
     let t = tok();
@@ -878,7 +878,7 @@ fn term_count_counts_published_events(k: Tk) {
     assert_eq!(k.count(term), 2, "GET /{}/{term}", k.coll());
     let v = k.expect(&format!("search={t}"), &[term]);
     assert_eq!(k.items(&v)[0]["count"], 2, "count in the list: {v}");
-    // (A trashed event cannot be read: events.md §3.1 check 3.)
+    // (A trashed event cannot be read.)
     for e in [p1, p2, draft, pending, private, future] {
         let ev = get_event(e);
         assert_eq!(k.on_event(&ev), vec![term], "event {e}: {ev}");
@@ -946,7 +946,7 @@ fn term_count_counts_published_events(k: Tk) {
     assert_eq!(k.count(named[0]), 1);
 }
 
-/// terms.md §3.2 step 8: `hide_empty` defaults to true and drops
+/// `hide_empty` defaults to true and drops
 /// count-0 terms, except categories one of whose descendants has a count.
 fn hide_empty_default(k: Tk) {
     let t = tok();
@@ -1005,7 +1005,7 @@ fn hide_empty_default(k: Tk) {
     k.expect(&format!("search={t2}&hide_empty=false"), &[fresh]);
 }
 
-/// terms.md §3.1/§3.2 step 7: `post`/`event` keep the event's terms (any event
+/// `post`/`event` keep the event's terms (any event
 /// status, any caller), `event` wins over `post`, `hide_empty` still applies afterwards.
 fn post_and_event_filters(k: Tk) {
     let t = tok();
@@ -1046,7 +1046,7 @@ fn post_and_event_filters(k: Tk) {
     k.expect(&format!("post={e1}&search={t}&exclude={two}"), &[one]);
     k.expect(&format!("post={e1}&include={two},{three}"), &[two]);
 
-    // Links carry post and event in that order (§3.5).
+    // Links carry post and event in that order.
     let v = k.list_ok(&format!("event={e1}&post={e2}"));
     assert_eq!(
         v["rest_url"],
@@ -1059,7 +1059,7 @@ fn post_and_event_filters(k: Tk) {
     );
 }
 
-/// terms.md §3.1 and common.md §7.3: `post`/`event` must name an existing event of
+/// `post`/`event` must name an existing event of
 /// the list's language.
 fn post_and_event_validation(k: Tk) {
     let t = tok();
@@ -1120,7 +1120,7 @@ fn post_and_event_validation(k: Tk) {
     assert_eq!(ids, vec![es_term]);
 }
 
-/// terms.md §6.2: deleting a term removes it from every event that carried it, and
+/// Deleting a term removes it from every event that carried it, and
 /// the response is the term as it was (its count included), without `_links`.
 fn delete_removes_term_from_events(k: Tk) {
     let t = tok();

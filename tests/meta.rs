@@ -1,5 +1,5 @@
-//! Meta routes: namespace index (§2.2), REST root index (§2.1), route descriptions via OPTIONS
-//! (§2.3, §1.4), `/doc` (§2.4), `/healthz` (§2.5), CORS (§1.9), language segments in links (§7.4).
+//! Meta routes: namespace index, REST root index, route descriptions via OPTIONS, `/doc`,
+//! `/healthz`, CORS, language segments in links.
 
 mod common;
 
@@ -13,7 +13,7 @@ fn server() -> &'static Server {
     S.get_or_init(|| Server::start_with_users(&[ADMIN, EDITOR]).into_static())
 }
 
-/// Index keys of §1.2, in order (as the decoded JSON strings).
+/// The namespace index's route keys, in order (as the decoded JSON strings).
 const CATALOGUE: [&str; 15] = [
     "/cal/events/v1",
     "/cal/events/v1/doc",
@@ -32,7 +32,7 @@ const CATALOGUE: [&str; 15] = [
     "/cal/events/v1/tags/(?P<id>\\d+)",
 ];
 
-/// Handler groups per catalogue route (§2.2: READ, CREATE, EDIT, DELETE in the route's order).
+/// Handler groups per catalogue route (READ, CREATE, EDIT, DELETE in the route's order).
 fn expected_groups(route_index: usize) -> Vec<Vec<&'static str>> {
     let read = vec!["GET"];
     let create = vec!["POST"];
@@ -130,9 +130,9 @@ fn namespace_index_lists_root_and_doc_first_then_catalogue_routes_in_order() {
         let pos = CATALOGUE
             .iter()
             .position(|c| c == k)
-            .unwrap_or_else(|| panic!("index key {k:?} is not a route of §1.2"));
+            .unwrap_or_else(|| panic!("index key {k:?} is not a catalogue route"));
         if let Some(prev) = last {
-            assert!(pos > prev, "routes must follow the order of §1.2: {ks:?}");
+            assert!(pos > prev, "routes must follow the catalogue order: {ks:?}");
         }
         last = Some(pos);
     }
@@ -246,7 +246,7 @@ fn namespace_index_documents_its_own_and_the_doc_route_parameters() {
     assert_eq!(
         keys(root),
         vec!["namespace", "context", "translation_language"],
-        "namespace index parameters (§2.2)"
+        "namespace index parameters"
     );
     assert_eq!(root["namespace"]["default"], "cal/events/v1");
     assert_eq!(root["namespace"]["required"], false);
@@ -257,7 +257,7 @@ fn namespace_index_documents_its_own_and_the_doc_route_parameters() {
     assert_eq!(
         keys(doc),
         vec!["translation_language"],
-        "/doc takes only translation_language (§2.4)"
+        "/doc takes only translation_language"
     );
 }
 
@@ -280,7 +280,7 @@ fn namespace_parameter_accepts_only_the_namespace() {
         assert_eq!(
             r.header("allow"),
             Some("GET"),
-            "errors after routing carry Allow (§6.1)"
+            "errors after routing carry Allow"
         );
         assert_standard_headers(&r);
         assert_discovery_link(&r, &s.public);
@@ -328,7 +328,7 @@ fn translation_language_repeated_key_last_wins_and_list_form_is_invalid_type() {
     assert_eq!(
         r.status,
         200,
-        "last occurrence of a scalar wins (§1.6): {}",
+        "last occurrence of a scalar wins: {}",
         r.describe()
     );
     let r = s.get(&format!(
@@ -534,7 +534,7 @@ fn options_on_meta_routes_answers_the_route_description_with_allow() {
         let root = s.get(&root_path).json();
         assert!(
             same_json(&r.json(), &root["routes"]["/"]),
-            "OPTIONS {root_path}: the `/` entry of §2.1"
+            "OPTIONS {root_path}: the `/` entry of the root index"
         );
     }
 }
@@ -722,8 +722,8 @@ fn doc(l: &str) -> (Resp, Value) {
     (r, v)
 }
 
-/// §2.4's paths, plus almanac's administrators-only reindex route (an extension of the
-/// search-index issue, documented in `/doc` but not part of the plugin's catalogue).
+/// The plugin's documented paths, plus almanac's administrators-only reindex route (an
+/// extension, documented in `/doc` but not part of the plugin's catalogue).
 const DOC_PATHS: [&str; 19] = [
     "/",
     "/doc",
@@ -746,7 +746,7 @@ const DOC_PATHS: [&str; 19] = [
     "/index/rebuild",
 ];
 
-/// Expected `(method, operationId)` pairs of a documented path (§2.4 rule 1).
+/// Expected `(method, operationId)` pairs of a documented path.
 fn expected_operations(path: &str) -> Vec<(&'static str, String)> {
     let kind = |p: &str| -> (&'static str, &'static str) {
         match p.split('/').nth(1).unwrap() {
@@ -870,10 +870,7 @@ fn doc_documents_the_meta_paths_with_their_operation_ids() {
         "/healthz is not documented"
     );
     for (p, item) in paths {
-        assert!(
-            DOC_PATHS.contains(&p.as_str()),
-            "unexpected path {p:?} (§2.4)"
-        );
+        assert!(DOC_PATHS.contains(&p.as_str()), "unexpected path {p:?}");
         let ops: Vec<&str> = [
             "get", "put", "post", "delete", "options", "head", "patch", "trace",
         ]
@@ -1201,7 +1198,7 @@ fn healthz_takes_no_language_segment() {
 #[test]
 fn query_string_syntax_applies_to_translation_language() {
     let s = server();
-    // `;` is not a separator, `+` is a space, a key without `=` has the empty value (§1.6).
+    // `;` is not a separator, `+` is a space, a key without `=` has the empty value.
     for q in [
         "translation_language=es;x=1",
         "translation_language=es+",
@@ -1232,8 +1229,8 @@ fn query_string_syntax_applies_to_translation_language() {
 
 #[test]
 fn invalid_utf8_or_nul_in_translation_language_is_rest_invalid_characters() {
-    // Contract reading: §9.1 / §5.2 give `rest_invalid_characters` for invalid UTF-8 or NUL in a
-    // query value; we expect that sub-code to win over `rest_not_in_enum`.
+    // Invalid UTF-8 or NUL in a query value is `rest_invalid_characters`; we expect that
+    // sub-code to win over `rest_not_in_enum`.
     let s = server();
     for q in [
         "translation_language=%FF",
@@ -1258,7 +1255,7 @@ fn wordpress_global_parameters_are_unknown_and_ignored() {
     ] {
         let r = s.get(&format!("{NS}?{q}"));
         assert_eq!(r.status, 200, "?{q}");
-        assert_eq!(r.body, plain.body, "?{q} has no effect (§1.5 rule 5)");
+        assert_eq!(r.body, plain.body, "?{q} has no effect");
         assert_json_content_type(&r);
     }
 }

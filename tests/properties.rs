@@ -1,14 +1,13 @@
 //! Property tests of every parameter parser and body decoder, through the library's public API.
 //!
-//! Contract sections (common.md): §1.6 query-string and form syntax, §1.7 request
-//! bodies (media types, JSON depth and top level), §5.2 sub-codes, §6.6 limits, §9.1–§9.5
-//! scalars (integers, booleans, strings, lists), §9.6 the date-time grammar, §9.7 time zones,
-//! §9.8 URLs, §9.9 slugs, §9.11 search, §9.12 paragraphs, §9.13 HTML sanitizing; events.md §4.6
-//! for costs.
+//! Covered: query-string and form syntax, request bodies (media types, JSON depth and top
+//! level), validation sub-codes, limits, scalars (integers, booleans, strings, lists), the
+//! date-time grammar, time zones, URLs, slugs, search, paragraphs, HTML sanitizing and costs
+//! (docs/api.md, "Requests", "Values", "Limits").
 //!
 //! Two kinds of property: robustness (no parser panics, whatever the input: arbitrary strings,
 //! bytes and JSON) and exactness (a generated valid input reads back as the value it was built
-//! from; a generated invalid one is refused with the contract's sub-code). Case counts are
+//! from; a generated invalid one is refused with the documented sub-code). Case counts are
 //! modest so that the whole file runs in seconds in CI.
 
 use almanac::http::body;
@@ -178,7 +177,7 @@ fn nested_body(depth: usize) -> String {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §9.2 integers
+// Integers
 // ---------------------------------------------------------------------------------------------
 
 proptest! {
@@ -283,7 +282,7 @@ proptest! {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §9.3 booleans, §9.4 strings, §9.8 URLs
+// Booleans, strings, URLs
 // ---------------------------------------------------------------------------------------------
 
 proptest! {
@@ -372,7 +371,7 @@ proptest! {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §9.6 date-times, §9.7 time zones
+// Date-times, time zones
 // ---------------------------------------------------------------------------------------------
 
 proptest! {
@@ -393,7 +392,7 @@ proptest! {
         let s = tokens.join(sep);
         let zone = Zone::parse(zone).unwrap();
         if let Ok(v) = datetime::parse_str(&s, &zone, now()) {
-            // Whatever is accepted lies within the contract's range (§9.6.2), both as a wall
+            // Whatever is accepted lies within the years 0001–9999, both as a wall
             // clock and as an instant, so that it always formats with four-digit years.
             let first = NaiveDate::from_ymd_opt(1, 1, 1).unwrap().and_time(NaiveTime::MIN);
             let last = NaiveDate::from_ymd_opt(9999, 12, 31).unwrap().and_hms_opt(23, 59, 59).unwrap();
@@ -529,7 +528,7 @@ proptest! {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §9.9 slugs
+// Slugs
 // ---------------------------------------------------------------------------------------------
 
 proptest! {
@@ -572,7 +571,7 @@ proptest! {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §9.11 search, §9.12–§9.13 text, events.md §4.6 cost
+// Search, text, cost
 // ---------------------------------------------------------------------------------------------
 
 proptest! {
@@ -695,7 +694,7 @@ proptest! {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §1.6 query strings and form bodies
+// Query strings and form bodies
 // ---------------------------------------------------------------------------------------------
 
 proptest! {
@@ -883,7 +882,7 @@ fn all_kinds_for(raw: &RawParams) -> Vec<ParamSpec> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §1.7 bodies
+// Bodies
 // ---------------------------------------------------------------------------------------------
 
 proptest! {

@@ -1,6 +1,5 @@
-//! HTTP layer: path matching (§1.3), methods / HEAD / override (§1.4), bodies on GET (§1.7),
-//! responses (§1.8), processing order (§1.10), errors (§5.1), standard headers (§6.1), Link
-//! (§6.3), ETag (§6.4), Cache-Control (§6.5), limits (§6.6), compression (§6.7).
+//! HTTP layer: path matching, methods / HEAD / override, bodies on GET, responses, processing
+//! order, errors, standard headers, Link, ETag, Cache-Control, limits, compression.
 
 mod common;
 
@@ -60,7 +59,7 @@ fn unknown_route_answers_exactly_code_message_and_status() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §1.3 path matching
+// Path matching
 // ---------------------------------------------------------------------------------------------
 
 #[test]
@@ -219,7 +218,7 @@ fn the_query_starts_at_the_first_question_mark() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §1.4 methods
+// Methods
 // ---------------------------------------------------------------------------------------------
 
 #[test]
@@ -251,7 +250,7 @@ fn a_method_the_route_does_not_serve_is_404_with_allow() {
 fn unknown_methods_are_404_rest_no_route() {
     let s = server();
     for m in ["FOO", "PROPFIND", "BREW", "get"] {
-        // Contract: a matched path with a method the route does not serve → 404 + Allow (§1.3 rule 8).
+        // A matched path with a method the route does not serve → 404 + Allow.
         let r = s.raw_req(m, NS, &[], b"");
         assert_plain_error(&r, 404, "rest_no_route");
         assert_eq!(r.header("allow"), Some("GET"), "{m} {NS}");
@@ -332,7 +331,7 @@ fn method_override_on_post_selects_get() {
     );
     let r = s.req("POST", &format!("{NS}/doc?_method=GET")).send();
     assert_eq!(r.status, 200);
-    // /healthz goes through step 3 (§1.10)
+    // /healthz honours the override too
     let r = s.req("POST", "/healthz?_method=GET").send();
     assert_eq!(r.status, 200, "POST /healthz?_method=GET: {}", r.describe());
 }
@@ -432,7 +431,7 @@ fn an_overridden_get_ignores_the_body_but_validates_the_query() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §1.7 bodies on GET, §1.10 order
+// Bodies on GET, processing order
 // ---------------------------------------------------------------------------------------------
 
 #[test]
@@ -482,7 +481,7 @@ fn request_bodies_on_get_are_ignored_whatever_their_type() {
 #[test]
 fn routing_happens_before_the_body_is_examined() {
     let s = server();
-    // POST is not served by the namespace root: step 4 (404) comes before step 6 (415/400).
+    // POST is not served by the namespace root: routing (404) comes before the body (415/400).
     let r = s.raw_req("POST", NS, &[("Content-Type", "text/plain")], b"hello");
     assert_plain_error(&r, 404, "rest_no_route");
     let r = s.raw_req("POST", NS, &[("Content-Type", "application/json")], b"{bad");
@@ -492,7 +491,7 @@ fn routing_happens_before_the_body_is_examined() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §6.6 limits
+// Limits
 // ---------------------------------------------------------------------------------------------
 
 fn target_of_len(base: &str, n: usize) -> String {
@@ -527,7 +526,7 @@ fn request_target_longer_than_8192_bytes_is_414() {
     // Long path instead of long query.
     let long_path = format!("/nope/{}", "b".repeat(9000));
     assert_uri_too_long(&s.raw_req("GET", &long_path, &[], b""));
-    // Applies to every path and method, /healthz included (step 1).
+    // Applies to every path and method, /healthz included (the first check).
     assert_uri_too_long(&s.raw_req("GET", &target_of_len("/healthz", 8193), &[], b""));
     assert_uri_too_long(&s.raw_req("GET", &target_of_len("/", 10000), &[], b""));
     assert_uri_too_long(&s.raw_req("DELETE", &target_of_len(NS, 8193), &[], b""));
@@ -691,7 +690,7 @@ fn credentials_and_routing_are_checked_before_the_body_size() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §1.8 responses, §6.1 headers, §6.3 Link
+// Responses, headers, Link
 // ---------------------------------------------------------------------------------------------
 
 #[test]
@@ -781,7 +780,7 @@ fn discovery_link_header_on_namespace_root_and_unknown_paths_and_errors() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §6.4 ETag and conditional GET
+// ETag and conditional GET
 // ---------------------------------------------------------------------------------------------
 
 #[test]
@@ -902,7 +901,7 @@ fn errors_never_carry_etags_or_answer_304() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §6.5 Cache-Control
+// Cache-Control
 // ---------------------------------------------------------------------------------------------
 
 #[test]
@@ -945,7 +944,7 @@ fn cache_control_depends_on_the_caller_and_the_outcome() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §6.7 compression
+// Compression
 // ---------------------------------------------------------------------------------------------
 
 #[test]

@@ -1,6 +1,6 @@
-//! Event categories and event tags (terms.md), with the common rules it refers to: term
-//! permissions (common.md §3.3, §3.5, §3.6), errors (§5), pagination links (§6.2, §6.3),
-//! languages and translation groups (§7), slugs (§9.9) and search (§9.11).
+//! Event categories and event tags (docs/api.md, "Categories and tags"), with the common rules
+//! they follow: permissions, errors, pagination links, languages and translation groups, slugs
+//! and search.
 //!
 //! Not covered yet (events do not exist): the `post`/`event` list filters and `count` values other
 //! than 0. Every term therefore has `count` 0, and default lists (`hide_empty=true`) are empty.
@@ -227,7 +227,7 @@ fn js(v: &Value) -> String {
     serde_json::to_string(v).unwrap()
 }
 
-/// Checks a term representation (terms.md §2) as seen through path segment `seg`: key order,
+/// Checks a term representation as seen through path segment `seg`: key order,
 /// types and every derived value. `allow`: `Some(methods)` when `_links` must be present with
 /// that `targetHints.allow`, `None` when `_links` must be absent.
 fn check_repr(s: &Server, k: Kind, v: &Value, seg: &str, allow: Option<&[&str]>) {
@@ -319,7 +319,7 @@ fn without_links(v: &Value) -> Value {
     Value::Object(o)
 }
 
-/// The archive body's key order (terms.md §3.6) and its headers.
+/// The archive body's key order and its headers.
 fn check_list_shape(r: &Resp, k: Kind, next: bool, prev: bool) {
     let v = r.json();
     let mut want = vec!["rest_url", "total", "total_pages", k.coll()];
@@ -340,7 +340,7 @@ fn discovery(s: &Server, seg: &str) -> String {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Representation and single reads (terms.md §2, §4)
+// Representation and single reads
 // ---------------------------------------------------------------------------------------------
 
 #[test]
@@ -596,7 +596,7 @@ fn categories_and_tags_share_one_id_sequence() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Archives (terms.md §3)
+// Archives
 // ---------------------------------------------------------------------------------------------
 
 #[test]
@@ -668,8 +668,8 @@ fn default_list_hides_terms_without_events() {
             ))
         );
         let (_, v) = list(s, k, "hide_empty=TRUE");
-        // Supplied parameters are written even when they equal the default (§3.5 writes
-        // "only when the request supplied them"; only unsupplied defaults are left out).
+        // Supplied parameters are written even when they equal the default; only unsupplied
+        // defaults are left out.
         assert_eq!(
             v["rest_url"],
             json!(format!(
@@ -1037,8 +1037,7 @@ fn ordering_by_description_and_count_with_ties_by_id() {
             list_ids(s, k, &format!("{q}&orderby=description&order=desc")),
             vec![b, c, a]
         );
-        // All counts are 0: ties broken by ascending ID, in both directions ("ties are always
-        // broken by ascending ID", terms.md §3.3).
+        // All counts are 0: ties broken by ascending ID, in both directions.
         assert_eq!(list_ids(s, k, &format!("{q}&orderby=count")), vec![b, a, c]);
         assert_eq!(
             list_ids(s, k, &format!("{q}&orderby=count&order=desc")),
@@ -1053,7 +1052,7 @@ fn equal_names_are_ordered_by_id() {
     for k in KINDS {
         let z = mk(s, k, "Zed");
         let s1 = id(&create(s, k, json!({"name": "Same", "slug": "same-one"})));
-        // A different, unused slug: no conflict (terms.md §5.2 rule 5).
+        // A different, unused slug: no conflict.
         let s2 = id(&create(s, k, json!({"name": "same", "slug": "same-two"})));
         let q = "hide_empty=false&orderby=name";
         assert_eq!(list_ids(s, k, q), vec![s1, s2, z]);
@@ -1303,7 +1302,7 @@ fn each_bad_list_parameter_alone_is_refused() {
             }
         }
     }
-    // Good edge values: integer spellings of §9.2.
+    // Good edge values: accepted integer spellings.
     for k in KINDS {
         for q in ["page=1.0", "per_page=%2B3", "page=007", "per_page=1e1"] {
             list(s, k, &format!("hide_empty=false&{q}"));
@@ -1402,7 +1401,7 @@ fn lists_are_per_language() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Create (terms.md §5)
+// Create
 // ---------------------------------------------------------------------------------------------
 
 #[test]
@@ -1577,7 +1576,7 @@ fn bad_create_values_are_refused_and_nothing_is_written() {
     let long = "n".repeat(200);
     let v = create(s, Tag, json!({ "name": long }));
     assert_eq!(v["name"], json!(long));
-    // A parent given as a numeric string is an ID (§9.2).
+    // A parent given as a numeric string is an ID.
     let v = create(
         s,
         Cat,
@@ -1591,7 +1590,7 @@ fn parent_on_a_tag_is_not_hierarchical() {
     let (_g, s) = setup();
     let t = mk(s, Tag, "Top");
     let before = snapshot(s);
-    // "any value" (terms.md §5.1): also values that would not be valid category parents; the
+    // `parent` with any value, also values that would not be valid category parents; the
     // non-integer one is last so that a failure there does not hide the rest of the test.
     for parent in [json!(t), json!(0), json!(2389), json!(-4), json!("x")] {
         let r = call(
@@ -1637,7 +1636,7 @@ fn names_longer_than_200_characters_are_refused() {
     for k in KINDS {
         let tid = mk(s, k, "Short");
         let before = snapshot(s);
-        // Characters, not bytes (common.md §6.6): 201 two-byte characters and 201 ASCII ones.
+        // Characters, not bytes: 201 two-byte characters and 201 ASCII ones.
         for long in ["x".repeat(201), "é".repeat(201)] {
             let r = call(
                 s,
@@ -1733,7 +1732,7 @@ fn term_exists_for_duplicate_tag_names() {
         json!({"name": " <i>family</i> "}),
         json!({"name": "Family", "slug": "family"}),
         json!({"name": "family", "slug": "FAMILY"}),
-        // A different slug that another tag already uses: still the name match (rule 4, tags).
+        // A different slug that another tag already uses: still the name match.
         json!({"name": "Family", "slug": "other"}),
     ] {
         let r = call(s, "POST", &Tag.path(), Some(EDITOR), Some(body.clone()));
@@ -1942,7 +1941,7 @@ fn create_through_a_language_segment() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Update (terms.md §6.1)
+// Update
 // ---------------------------------------------------------------------------------------------
 
 #[test]
@@ -2331,7 +2330,7 @@ fn category_hierarchy_cycles_are_refused() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Delete (terms.md §6.2)
+// Delete
 // ---------------------------------------------------------------------------------------------
 
 #[test]
@@ -2440,7 +2439,7 @@ fn deleting_a_parent_reparents_its_children() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Translation groups (common.md §7.2, §7.3)
+// Translation groups
 // ---------------------------------------------------------------------------------------------
 
 #[test]

@@ -1,4 +1,5 @@
-//! Venues and organizers (venues-organizers.md), tested over real HTTP against the binary.
+//! Venues and organizers (docs/api.md, "Venues and organizers"), tested over real HTTP against
+//! the binary.
 //!
 //! Two servers:
 //! - server `A` (shared by most tests, which run in parallel): every test isolates the records it
@@ -60,7 +61,7 @@ impl Kind {
     fn code(&self, suffix: &str) -> String {
         format!("{}-{suffix}", self.name)
     }
-    /// All keys of the representation, in the order of §3.1 / §3.2.
+    /// All keys of the representation, in order.
     fn key_order(&self) -> Vec<&'static str> {
         if self.is_venue() {
             vec![
@@ -315,10 +316,7 @@ fn assert_key_order(k: Kind, v: &Value, with_json_ld: bool) {
             .iter()
             .position(|o| o == key)
             .unwrap_or_else(|| panic!("unexpected key {key:?} in {v}"));
-        assert!(
-            pos >= last,
-            "key {key:?} out of order (§3.1/§3.2): got {got:?}"
-        );
+        assert!(pos >= last, "key {key:?} out of order: got {got:?}");
         last = pos;
     }
     for a in k.always_keys() {
@@ -334,7 +332,7 @@ fn assert_key_order(k: Kind, v: &Value, with_json_ld: bool) {
     );
 }
 
-/// Asserts the list body layout of §4.6 and the headers; returns the body.
+/// Asserts the list body layout and the headers; returns the body.
 fn check_list_shape(k: Kind, r: &Resp) -> Value {
     assert_eq!(r.status, 200, "{}", r.describe());
     let v = r.json();
@@ -356,8 +354,8 @@ fn check_list_shape(k: Kind, r: &Resp) -> Value {
     v
 }
 
-/// Checks `rest_url`, `next_rest_url`, `previous_rest_url` and the `Link` header of a list answer
-/// (§4.5, common.md §6.2–§6.3). `coll_base` = `{base}/venues/`, `q` = the expected Q.
+/// Checks `rest_url`, `next_rest_url`, `previous_rest_url` and the `Link` header of a list answer.
+/// `coll_base` = `{base}/venues/`, `q` = the expected query the links carry.
 fn check_links(r: &Resp, v: &Value, site: &str, coll_base: &str, page: u64, q: &str) {
     let total_pages = v["total_pages"].as_u64().unwrap();
     let (rest_url, next, prev) = page_urls(coll_base, q, page, total_pages);
@@ -428,7 +426,7 @@ both_kinds!(
 );
 
 // ---------------------------------------------------------------------------------------------
-// Create (items 18, 19)
+// Create
 // ---------------------------------------------------------------------------------------------
 
 fn create_requires_credentials_and_sends_location(k: Kind) {
@@ -568,7 +566,7 @@ fn date_pairing(k: Kind) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Representation (§3, items 15, 35)
+// Representation
 // ---------------------------------------------------------------------------------------------
 
 /// Key order recorded in captures/venues-organizers.json (single GET of a venue and an
@@ -654,7 +652,7 @@ fn representation_keys_order_and_json_ld(k: Kind) {
     assert_eq!(r.status, 200, "{}", r.describe());
     assert_eq!(keys(&r.json()), want, "GET by slug keys");
     assert_eq!(r.json()["id"], id);
-    // json_ld per §3.4 (plain-text description, url = record url, e-mail not obfuscated).
+    // json_ld (plain-text description, url = record url, e-mail not obfuscated).
     let url = a.url_public(&slug);
     let ld = &got["json_ld"];
     let want_ld = if k.is_venue() {
@@ -676,7 +674,7 @@ fn representation_keys_order_and_json_ld(k: Kind) {
     );
     assert_eq!(got["url"], url);
 
-    // 2. Every field set (item 15): all keys, in the order of §3.1/§3.2.
+    // 2. Every field set: all keys, in order.
     let mut full = json!({
         k.name: format!("{t} Full"),
         "description": "Line one\n\nLine two",
@@ -804,14 +802,14 @@ fn omission_rule_clearing_and_partial_update(k: Kind) {
     for f in k.plain_fields() {
         assert_eq!(v[f], format!("{f} value"), "{f} echoed");
     }
-    // Only the name: the other fields are kept (item 27).
+    // Only the name: the other fields are kept.
     let v = a.update_ok(id, AD, json!({k.name: format!("{t} Omit renamed")}));
     for f in k.plain_fields() {
         assert_eq!(v[f], format!("{f} value"), "{f} kept");
     }
     assert_eq!(v["description"], "<p>d</p>");
     assert_eq!(v["website"], "https://x.example.org");
-    // Clearing with "" removes the keys (§3.3).
+    // Clearing with "" removes the keys.
     let mut clear = json!({"description": "", "excerpt": "", "website": ""});
     for f in k.plain_fields() {
         clear[f] = json!("");
@@ -838,7 +836,7 @@ fn omission_rule_clearing_and_partial_update(k: Kind) {
     // Whitespace-only description renders "" and is omitted; "0" is kept.
     let v = a.update_ok(id, AD, json!({"description": "  \n ", "phone": "0"}));
     assert!(v.get("description").is_none(), "{v}");
-    assert_eq!(v["phone"], "0", "\"0\" is not empty (§3.3)");
+    assert_eq!(v["phone"], "0", "\"0\" is not empty");
     if k.is_venue() {
         assert_eq!(v["show_map"], true);
         assert_eq!(v["show_map_link"], true);
@@ -917,7 +915,7 @@ fn global_id_author_and_url_forms(k: Kind) {
     let v = a.update_ok(id, AD, json!({"status": "future", "date": "+1 hour"}));
     assert_eq!(v["status"], "future");
     assert_eq!(v["url"], a.url_plain(id), "future → plain url");
-    // Item 35: draft refused to anonymous, editor sees the plain url.
+    // Draft: refused to anonymous, editor sees the plain url.
     let v = a.update_ok(id, AD, json!({"status": "draft"}));
     assert_eq!(v["status"], "draft");
     assert_error(&a.get(id, ANON), 403, &k.code("not-accessible"));
@@ -938,7 +936,7 @@ fn global_id_author_and_url_forms(k: Kind) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Statuses and permissions (§2)
+// Statuses and permissions
 // ---------------------------------------------------------------------------------------------
 
 fn scheduling_and_status_scale_back(k: Kind) {
@@ -1076,7 +1074,7 @@ fn contributor_and_author_permissions(k: Kind) {
     assert_eq!(r.json()["status"], "trash");
     assert_eq!(a.get_ok(own, CO)["status"], "trash");
     assert_error(&a.get(own, ANON), 403, &k.code("not-accessible"));
-    // A trashed record: "its status" is the one it had before the trash (§2.2).
+    // A trashed record: "its status" is the one it had before the trash.
     assert_eq!(a.delete(own_pub, AD).status, 200);
     assert_eq!(
         a.get_ok(own_pub, CO)["status"],
@@ -1106,7 +1104,7 @@ fn contributor_and_author_permissions(k: Kind) {
 fn author_reassignment(k: Kind) {
     let a = api(k);
     let t = tok();
-    // Item 32.
+    // Only editors may name another user as `author`.
     let r = a.create(AU, json!({k.name: format!("{t} a"), "author": EDITOR_ID}));
     assert_plain_error(&r, 403, "rest_cannot_edit_others");
     assert!(a.search_ids(&t).is_empty(), "nothing written");
@@ -1134,7 +1132,7 @@ fn author_reassignment(k: Kind) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Validation (items 20, 26, 34) and bodies
+// Validation and bodies
 // ---------------------------------------------------------------------------------------------
 
 /// (field, bad value, sub-code if the contract names it) for both kinds.
@@ -1426,7 +1424,7 @@ fn own_fields_are_echoed(k: Kind) {
     let a = api(k);
     let t = tok();
     if k.is_venue() {
-        // Item 21.
+        // Every venue field set.
         let body = json!({"venue": format!("{t} Echo"), "show_map": "false",
             "show_map_link": "false", "address": "221b Baker Street", "city": "London",
             "country": "United Kingdom", "province": "Greater London", "state": "England",
@@ -1468,7 +1466,7 @@ fn own_fields_are_echoed(k: Kind) {
             assert_eq!(v["show_map"], want, "show_map {val}");
             assert_eq!(v["show_map_link"], want);
         }
-        // stateprovince derivation (§5.3).
+        // stateprovince derivation.
         for (extra, want) in [
             (
                 json!({"state": "TX", "country": "United States"}),
@@ -1528,13 +1526,13 @@ fn images_by_id_and_url(k: Kind) {
     assert_ne!(img_id, id1);
     // The image ID is from the shared sequence: not a venue/organizer.
     assert_invalid_param_codes(&a.get(img_id, ANON), &[("id", None)]);
-    // Item 22: by ID (integer and digit string) and by the same URL → same image record.
+    // By ID (integer and digit string) and by the same URL → same image record.
     for val in [json!(img_id), json!(img_id.to_string()), json!(url)] {
         let v = a.create_ok(AD, json!({k.name: format!("{t} i2 {val}"), "image": val}));
         assert_eq!(v["image"]["id"], img_id, "image {val}");
         assert_eq!(v["image"]["url"], url);
     }
-    // Item 28: on update.
+    // The image on update.
     let id = a.mk(AD, &format!("{t} i3"), json!({}));
     let v = a.update_ok(id, AD, json!({"image": img_id}));
     assert_eq!(v["image"]["id"], img_id);
@@ -1561,7 +1559,7 @@ fn images_by_id_and_url(k: Kind) {
         assert_eq!(v["image"]["extension"], ext, "{u}");
         assert_eq!(v["image"]["url"], u);
     }
-    // Item 33: contributor URL → 400 rest_forbidden_value; author → new image record.
+    // Contributor URL → 400 rest_forbidden_value; author → new image record.
     let r = a.create(
         CO,
         json!({k.name: format!("{t} contrib"), "image": format!("https://img.example.org/{t}/c.png")}),
@@ -1602,7 +1600,7 @@ fn duplicate_check(k: Kind) {
     let name = format!("{t} Dup Hall");
     let v = a.create_ok(AD, json!({k.name: name, "description": "Content one"}));
     let id = v["id"].as_i64().unwrap();
-    // Item 23: same name and description.
+    // Same name and description.
     let r = a.create(AD, json!({k.name: name, "description": "Content one"}));
     assert_eq!(r.status, 201, "{}", r.describe());
     assert_eq!(r.json()["id"], id);
@@ -1688,7 +1686,7 @@ fn duplicate_check(k: Kind) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Update and delete (items 24, 25, 29, 30)
+// Update and delete
 // ---------------------------------------------------------------------------------------------
 
 fn update_rename_and_methods(k: Kind) {
@@ -1714,7 +1712,7 @@ fn update_rename_and_methods(k: Kind) {
         assert_eq!(v["phone"], "1");
         assert!(r.header("location").is_none(), "no Location on update");
     }
-    // Item 25: post fields as on create.
+    // Post fields as on create.
     let v = a.update_ok(
         id,
         AD,
@@ -1727,7 +1725,7 @@ fn update_rename_and_methods(k: Kind) {
     assert_eq!(v["description"], "<p>Venue description</p>");
     assert_eq!(v["status"], "draft");
     assert_eq!(a.get_ok(id, AD)["status"], "draft", "stored");
-    // Item 29: rename to another record's name.
+    // Rename to another record's name.
     let other = a.mk(AD, &format!("{t} Other"), json!({}));
     let v = a.update_ok(id, AD, json!({k.name: format!("{t} Other")}));
     assert_eq!(v["id"], id);
@@ -1768,7 +1766,7 @@ fn update_rename_and_methods(k: Kind) {
 fn delete_trash_and_restore(k: Kind) {
     let a = api(k);
     let t = tok();
-    // Item 30.
+    // DELETE of an unknown ID: 400 on `id` for every caller.
     let r = a.delete(UNKNOWN_ID, ANON);
     assert_invalid_param_codes(&r, &[("id", None)]);
     let r = a.delete(UNKNOWN_ID, AD);
@@ -1835,7 +1833,7 @@ fn delete_trash_and_restore(k: Kind) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Single routes (items 16, 17)
+// Single routes
 // ---------------------------------------------------------------------------------------------
 
 fn single_routes_not_found_and_access(k: Kind) {
@@ -1854,7 +1852,7 @@ fn single_routes_not_found_and_access(k: Kind) {
     assert_invalid_param_codes(&a.get(oid, ANON), &[("id", None)]);
     let r = a.send("GET", &a.slug_path(&format!("{t}-nope")), ANON, None);
     assert_invalid_param_codes(&r, &[("slug", None)]);
-    // Item 17.
+    // A draft: 403 to anonymous callers and subscribers, readable by editors.
     let d = a.mk(AD, &format!("{t} Draft"), json!({"status": "draft"}));
     let r = a.get(d, ANON);
     assert_plain_error(&r, 403, &k.code("not-accessible"));
@@ -2083,8 +2081,8 @@ fn list_visibility_per_caller(k: Kind) {
     // Totals count only visible records.
     let r = a.list(&q, CO);
     assert_eq!(r.header("x-cal-total"), Some("2"));
-    // Anonymous empty status: common.md §3.8 lists "the empty value" among the values refused
-    // to anonymous callers with the sub-code rest_forbidden_value (checked last, on its own).
+    // Anonymous empty status: refused with the sub-code rest_forbidden_value like any value
+    // but `publish` (checked last, on its own).
     let r = a.list(&format!("{q}&status="), ANON);
     assert_invalid_param_codes(&r, &[("status", Some("rest_forbidden_value"))]);
 }
@@ -2335,7 +2333,7 @@ fn search_relevance_order(k: Kind) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Translation groups (common.md §7)
+// Translation groups
 // ---------------------------------------------------------------------------------------------
 
 fn translation_groups(k: Kind) {
@@ -2656,7 +2654,7 @@ fn text_cleaning_and_rendering(k: Kind) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Archives on the clean server (items 1–11)
+// Archives on the clean server
 // ---------------------------------------------------------------------------------------------
 
 fn archive_pagination(k: Kind) {
@@ -2668,7 +2666,7 @@ fn archive_pagination(k: Kind) {
     };
     let site = format!("{}/es", a.s.public);
     let cb = format!("{}/es{NS}/{}/", a.s.public, k.coll);
-    // Item 1: empty store.
+    // Empty store.
     let r = a.list("", ANON);
     let v = check_list_shape(k, &r);
     assert_eq!(v[k.coll], json!([]));
@@ -2679,7 +2677,7 @@ fn archive_pagination(k: Kind) {
     check_links(&r, &v, &site, &cb, 1, "per_page=10&status=publish");
     let r = a.list("page=2", ANON);
     assert_plain_error(&r, 404, &k.code("archive-page-not-found"));
-    // Item 2: 10 records.
+    // 10 records.
     let mut ids = Vec::new();
     for i in 0..10 {
         ids.push(a.mk(AD, &format!("Archive {i}"), json!({})));
@@ -2703,7 +2701,7 @@ fn archive_pagination(k: Kind) {
         (Some(10), Some(2))
     );
     check_links(&r, &v, &site, &cb, 2, "per_page=5&status=publish");
-    // Item 3.
+    // Other page sizes.
     let v = check_list_shape(k, &a.list("per_page=4", ANON));
     assert_eq!(a.ids(&v).len(), 4);
     assert_eq!(v["total_pages"], 3);
@@ -2714,7 +2712,7 @@ fn archive_pagination(k: Kind) {
     let v = check_list_shape(k, &a.list("per_page=2&page=2", ANON));
     assert_eq!(a.ids(&v), newest[2..4].to_vec());
     assert_eq!(v["total_pages"], 5);
-    // Item 5 links: page 2 of 5 → previous is the root; page 3 → previous has page=2.
+    // Links: page 2 of 5 → previous is the root; page 3 → previous has page=2.
     let r = a.list("per_page=2&page=3", ANON);
     let v = check_list_shape(k, &r);
     check_links(&r, &v, &site, &cb, 3, "per_page=2&status=publish");
@@ -2741,7 +2739,7 @@ fn archive_pagination(k: Kind) {
     let v = check_list_shape(k, &r);
     assert_eq!(a.ids(&v), newest);
     assert!(v.get("next_rest_url").is_none());
-    // Item 6.
+    // Pages past the end: 404, also for HEAD.
     let r = a.list("per_page=10&page=2", ANON);
     assert_plain_error(&r, 404, &k.code("archive-page-not-found"));
     let r = a.list("per_page=3&page=5", ANON);
@@ -2750,14 +2748,14 @@ fn archive_pagination(k: Kind) {
         a.s.req("HEAD", &format!("{}?per_page=3&page=5", a.coll_path()))
             .send();
     assert_eq!(r.status, 404, "HEAD mirrors GET");
-    // Item 7.
+    // Bad page and per_page values.
     for bad in ["foo", "-1", "0", "foo%20bar"] {
         for name in ["page", "per_page"] {
             let r = a.list(&format!("{name}={bad}"), ANON);
             assert_invalid_param_codes(&r, &[(name, None)]);
         }
     }
-    // Item 4: 51 records, per_page=100 → 50, clamped in the links.
+    // 51 records, per_page=100 → 50, clamped in the links.
     for i in 10..51 {
         ids.push(a.mk(AD, &format!("Archive {i}"), json!({})));
     }
@@ -2805,7 +2803,7 @@ fn archive_status_filters(k: Kind) {
     };
     let site = format!("{}/pt-br", a.s.public);
     let cb = format!("{}/pt-br{NS}/{}/", a.s.public, k.coll);
-    // Item 8: only drafts.
+    // Only drafts.
     let d1 = a.mk(AD, "Draft one", json!({"status": "draft"}));
     let d2 = a.mk(AD, "Draft two", json!({"status": "draft"}));
     let r = a.list("", ANON);
@@ -2818,7 +2816,7 @@ fn archive_status_filters(k: Kind) {
     let v = check_list_shape(k, &r);
     assert_eq!(a.ids(&v), vec![d2, d1]);
     check_links(&r, &v, &site, &cb, 1, "per_page=10&status=any");
-    // Item 9.
+    // Status lists asked by an editor.
     let p = a.mk(AD, "Published", json!({}));
     let pe = a.mk(AD, "Pending", json!({"status": "pending"}));
     let ids = |who: Who, q: &str| {
@@ -2858,7 +2856,7 @@ fn archive_status_filters(k: Kind) {
     let r = a.list("status=publish,%20draft", ED);
     let v = check_list_shape(k, &r);
     check_links(&r, &v, &site, &cb, 1, "per_page=10&status=publish%2Cdraft");
-    // Item 10.
+    // Anonymous callers and subscribers may ask for `publish` only.
     let r = a.list("status=publish", ANON);
     let v = check_list_shape(k, &r);
     assert_eq!(a.ids(&v), vec![p]);
@@ -2907,7 +2905,7 @@ fn archive_search(k: Kind) {
         assert_eq!(a.ids(&v).len() as i64, n, "{q}");
         n
     };
-    // Item 11, first part: name, description, excerpt.
+    // Searched fields, first part: name, description, excerpt.
     let label = if k.is_venue() { "Venue" } else { "Organizer" };
     let mut first = Vec::new();
     for w in ["foo", "baz", "bar"] {
@@ -2984,7 +2982,7 @@ fn archive_search(k: Kind) {
             ("france", 1),
             ("france, ile de", 1),
             ("223345", 2),
-            // almanac (common.md §9.11).
+            // almanac's word search: prefixes, typos, exclusions, phrases.
             ("lond", 2),
             ("Lodnon", 2),
             ("londres", 0),
@@ -3036,8 +3034,8 @@ fn archive_search(k: Kind) {
     assert_eq!(count("  ,, "), all);
 }
 
-/// Venue coordinates (§5.3): both or neither, ranges −90…90 / −180…180, sub-code
-/// `rest_out_of_bounds` for a number outside its range (common.md §5.2: "latitude > 90").
+/// Venue coordinates: both or neither, ranges −90…90 / −180…180, sub-code
+/// `rest_out_of_bounds` for a number outside its range.
 #[test]
 fn venue_geo_ranges() {
     let a = api(VENUE);

@@ -59,7 +59,7 @@ impl Rng {
 
 /// A searchable word that only its own record carries: `zq` and twelve random consonants.
 /// Without vowels the stemmers leave it alone; with equal lengths no word is a prefix of
-/// another; two random words within one edit (search's typo tolerance, common.md §9.11) are
+/// another; two random words within one edit (search's typo tolerance) are
 /// vanishingly unlikely.
 pub fn unique_word(rng: &mut Rng) -> String {
     const CONSONANTS: &[u8] = b"bcdfghjkmnpqrstvwxz";
@@ -988,7 +988,7 @@ pub fn assert_json_content_type(r: &Resp) {
     );
 }
 
-/// §6.1 headers every response carries: nosniff, noindex, Vary, the two always-present CORS headers.
+/// Headers every response carries: nosniff, noindex, Vary, the two always-present CORS headers.
 pub fn assert_standard_headers(r: &Resp) {
     assert_eq!(
         r.header("x-content-type-options"),
@@ -1099,7 +1099,7 @@ pub fn assert_compact_json(body: &[u8]) {
     }
 }
 
-/// Checks the exact error shape of §5.1 and the error-response headers; returns the body.
+/// Checks the exact error shape and the error-response headers; returns the body.
 pub fn assert_error(r: &Resp, status: u16, code: &str) -> Value {
     assert_eq!(r.status, status, "status; {}", r.describe());
     assert_json_content_type(r);
@@ -1140,7 +1140,7 @@ pub fn assert_plain_error(r: &Resp, status: u16, code: &str) -> Value {
     v
 }
 
-/// `rest_invalid_param` with exactly the given parameter names and sub-codes (§5.2).
+/// `rest_invalid_param` with exactly the given parameter names and sub-codes.
 pub fn assert_invalid_params(r: &Resp, expected: &[(&str, &str)]) -> Value {
     let expected: Vec<(&str, Option<&str>)> =
         expected.iter().map(|(n, c)| (*n, Some(*c))).collect();
@@ -1222,7 +1222,7 @@ pub fn gunzip(b: &[u8]) -> Vec<u8> {
     out
 }
 
-/// Asserts the weak ETag syntax of §6.4 and returns it.
+/// Asserts the weak ETag syntax and returns it.
 pub fn assert_etag(r: &Resp) -> String {
     let e = r
         .header("etag")

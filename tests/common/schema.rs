@@ -297,7 +297,7 @@ const JSON_TYPES: [&str; 7] = [
 ];
 
 /// Structural checks of an OpenAPI 3.1 document (the parts of the OAS 3.1 schema that matter
-/// here, plus the contract's own constraints on schemas). Returns the list of problems.
+/// here, plus almanac's own constraints on schemas). Returns the list of problems.
 pub fn check_openapi(doc: &Value) -> Vec<String> {
     let mut e = Vec::new();
     let Some(top) = doc.as_object() else {
@@ -699,7 +699,7 @@ fn check_response(doc: &Value, r: &Value, at: &str, e: &mut Vec<String>) {
 
 /// Schema-level checks: valid types, `required` arrays (naming declared properties),
 /// 2020-12 forms (`items` a schema, numeric `exclusiveMinimum`), no 3.0-only `nullable`, no
-/// `format: date-time` (the contract describes date-times with a `pattern`).
+/// `format: date-time` (almanac describes date-times with a `pattern`).
 pub fn check_schema(s: &Value, at: &str, e: &mut Vec<String>) {
     check_schema_depth(s, at, e, 0)
 }
@@ -737,7 +737,7 @@ fn check_schema_depth(s: &Value, at: &str, e: &mut Vec<String>, depth: usize) {
     }
     if m.get("format").and_then(|f| f.as_str()) == Some("date-time") {
         e.push(format!(
-            "{at}: `format: date-time` is not allowed (contract §2.4 rule 6)"
+            "{at}: `format: date-time` is not allowed (date-times use a `pattern`)"
         ));
     }
     for k in ["exclusiveMinimum", "exclusiveMaximum"] {
