@@ -221,10 +221,18 @@ fn success(endpoint: &Endpoint, status: u16, is_read: bool) -> Value {
             "X-Cal-Total".into(),
             json!({"$ref": "#/components/headers/X-Cal-Total"}),
         );
-        headers.insert(
-            "X-Cal-TotalPages".into(),
-            json!({"$ref": "#/components/headers/X-Cal-TotalPages"}),
-        );
+        // A calendar feed is not paged: it holds every match (up to its limit).
+        if endpoint.response == ResponseSchema::Calendar {
+            headers.insert(
+                "X-Cal-Truncated".into(),
+                json!({"description": "`true` when the feed holds only the first matches.", "schema": {"type": "string"}}),
+            );
+        } else {
+            headers.insert(
+                "X-Cal-TotalPages".into(),
+                json!({"$ref": "#/components/headers/X-Cal-TotalPages"}),
+            );
+        }
     }
     if status == 201 {
         headers.insert(
