@@ -1413,38 +1413,23 @@ fn a_feed_keeps_the_first_five_thousand_events_in_list_order() {
     let events = feed.events();
     assert_eq!(events.len(), 5000, "feed of {total} matches ({took:?})");
 
-    // By local start, then ID.
+    // The list's order (local start, then ID): the feed holds the list's first hundred pages
+    // of fifty, in order. (A start written inside a daylight-saving gap is shown at the wall
+    // clock it moved to, so DTSTART alone need not be ascending.)
     let ids = feed.ids();
     assert_eq!(
         ids.iter().collect::<BTreeSet<_>>().len(),
         5000,
         "UIDs unique"
     );
-    let keys: Vec<(NaiveDateTime, u64)> = events
-        .iter()
-        .map(|e| {
-            let v = e.need("DTSTART");
-            let start = if v.len() == 8 {
-                ical_date(v).and_hms_opt(0, 0, 0).unwrap()
-            } else {
-                ical_time(v)
-            };
-            (start, id_of_uid(e.uid()))
-        })
-        .collect();
-    for pair in keys.windows(2) {
-        assert!(pair[0] < pair[1], "order: {:?} then {:?}", pair[0], pair[1]);
-    }
-    // The list's first and 100th pages are the feed's first and last fifty.
-    for (page, at) in [(1, 0), (100, 4950)] {
+    let mut listed: Vec<u64> = Vec::with_capacity(5000);
+    for page in 1..=100 {
         let r = s.get(&format!("{NS}/events?{query}&per_page=50&page={page}"));
         assert_eq!(r.status, 200, "{}", r.describe());
-        let page_ids: Vec<u64> = r.json()["events"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(id)
-            .collect();
-        assert_eq!(page_ids, ids[at..at + 50], "page {page}");
+        listed.extend(r.json()["events"].as_array().unwrap().iter().map(id));
     }
+    assert_eq!(
+        ids, listed,
+        "the feed's events are the list's, in its order"
+    );
 }
