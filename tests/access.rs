@@ -1085,7 +1085,7 @@ fn expect_term(who: Who, route: TermRoute, kind: TermKind) -> Expect {
 }
 
 #[test]
-fn term_routes_are_public_to_read_and_managed_by_the_roles_of_terms_md_section_7() {
+fn term_routes_are_public_to_read_and_managed_by_the_roles_that_manage_terms() {
     let s = start();
     let mut f = Failures::default();
     for kind in [TermKind::Category, TermKind::Tag] {

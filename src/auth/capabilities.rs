@@ -202,7 +202,7 @@ mod tests {
     }
 
     #[test]
-    fn post_matrix_of_section_3_5() {
+    fn post_permission_matrix() {
         let contributor = user(2, Role::Contributor);
         let author = user(3, Role::Author);
         let editor = user(4, Role::Editor);

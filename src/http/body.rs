@@ -100,7 +100,7 @@ mod tests {
     }
 
     #[test]
-    fn media_types_of_section_1_7() {
+    fn accepted_and_refused_media_types() {
         assert_eq!(
             media_type(&with_type("application/json")),
             Some(MediaType::Json)

@@ -423,7 +423,7 @@ mod tests {
     }
 
     #[test]
-    fn paths_resolve_as_section_1_3_says() {
+    fn paths_resolve_to_routes_segments_and_values() {
         let t = table();
         assert_eq!(t.resolve("/"), Target::RestRoot { segment: None });
         assert_eq!(

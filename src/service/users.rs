@@ -72,7 +72,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn names_and_passwords_follow_section_8_7() {
+    fn user_names_and_passwords_are_checked() {
         assert!(validate_name("ana.b_c-d@x").is_ok());
         assert!(validate_name(&"a".repeat(60)).is_ok());
         for bad in ["", "a b", "ana:x", "ñ", &"a".repeat(61)] {

@@ -1178,7 +1178,7 @@ mod tests {
     }
 
     #[test]
-    fn refusals_of_section_9_6_4() {
+    fn refused_date_time_values() {
         for s in [
             "",
             "   ",
