@@ -725,9 +725,12 @@ fn list(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
 /// The calendar feed of the same query: the parameters as sent, without paging (and without a
 /// password), so that the feed's default window moves on with the clock as the list's does.
 fn feed_url(ctx: &Context, params: &Params) -> String {
+    // The list's parameter names, in declaration order, read once rather than rebuilding the
+    // specs on every list request.
+    static NAMES: std::sync::LazyLock<Vec<&'static str>> =
+        std::sync::LazyLock::new(|| list_params().iter().map(|spec| spec.name).collect());
     let mut pairs: Vec<(&str, String)> = Vec::new();
-    for spec in list_params() {
-        let name = spec.name;
+    for &name in NAMES.iter() {
         if matches!(name, "page" | "per_page" | "password") || !params.sent(name) {
             continue;
         }
