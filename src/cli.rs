@@ -39,6 +39,48 @@ struct ClusterArg {
     cluster: Option<String>,
 }
 
+/// `almanac import --from URL` (docs/operations.md, "Moving in from WordPress").
+#[derive(Args)]
+struct RemoteArgs {
+    /// Copy from this REST root of an events API instead of a file: The Events Calendar's
+    /// (`https://site/wp-json/tribe/events/v1`) or another almanac's (`…/cal/events/v1`).
+    /// Run again, it updates what changed at the source.
+    #[arg(long, value_name = "URL")]
+    from: Option<String>,
+    /// HTTP Basic credentials at the source (a WordPress application password): every status
+    /// the user may read is copied, not only published records.
+    #[arg(
+        long,
+        env = "ALMANAC_SOURCE_USER",
+        value_name = "NAME:PASSWORD",
+        requires = "from",
+        hide_env_values = true
+    )]
+    user: Option<String>,
+    /// From another almanac: only this language (default: all). From The Events Calendar:
+    /// the language of the copied records (default: en).
+    #[arg(long, value_parser = parse_language, requires = "from")]
+    language: Option<crate::model::Language>,
+    /// Also trash the records that are no longer at the source (only after a walk without
+    /// errors).
+    #[arg(long, requires = "from")]
+    mirror: bool,
+    /// Pages fetched at once.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..=32), requires = "from")]
+    concurrency: u64,
+    /// Tries after the first on a network error, a timeout, a 5xx or a 429 (with backoff,
+    /// honouring `Retry-After`).
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(0..=20), requires = "from")]
+    retries: u32,
+    /// Seconds to wait for each answer of the source.
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=600), requires = "from")]
+    timeout: u64,
+}
+
+fn parse_language(code: &str) -> Result<crate::model::Language, String> {
+    crate::model::Language::from_code(code).ok_or_else(|| "one of en, pt-br, es".to_string())
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Run the HTTP server.
@@ -68,11 +110,13 @@ enum Command {
         #[command(flatten)]
         data_dir: DataDirArg,
     },
-    /// Load a calendar from JSON lines written by `export` (IDs and slugs kept; refused
-    /// lines are reported and the others loaded).
+    /// Load a calendar from JSON lines written by `export`, or copy one from another site's
+    /// events API with `--from` (IDs and slugs kept; refused records are reported and the
+    /// others loaded).
     Import {
         /// The JSON-lines file (`-` reads standard input).
-        file: PathBuf,
+        #[arg(required_unless_present = "from", conflicts_with = "from")]
+        file: Option<PathBuf>,
         #[command(flatten)]
         data_dir: DataDirArg,
         /// Lines per store transaction and index commit.
@@ -80,6 +124,8 @@ enum Command {
         batch: u64,
         #[command(flatten)]
         cluster: ClusterArg,
+        #[command(flatten)]
+        remote: RemoteArgs,
     },
     /// Write every record as JSON lines (the API's representations), categories first and
     /// events last.
@@ -323,7 +369,12 @@ fn run(command: Command) -> Result<(), Exit> {
             data_dir,
             batch,
             cluster,
-        } => import(&file, &data_dir.data_dir, &cluster, batch as usize),
+            remote,
+        } => match (file, remote.from.clone()) {
+            (_, Some(url)) => import_from(url, remote, &data_dir.data_dir, &cluster),
+            (Some(file), None) => import(&file, &data_dir.data_dir, &cluster, batch as usize),
+            (None, None) => unreachable!("clap requires a file or --from"),
+        },
         Command::Export {
             data_dir,
             output,
@@ -579,11 +630,28 @@ fn import(
             },
         )
     };
-    let result = match &cluster.cluster {
+    let result = with_calendar(root, cluster, load)?;
+    bar.finish_and_clear();
+    let summary = result.map_err(|e| Exit::new(1, e))?;
+    println!("imported {summary}; refused {refused} lines");
+    if refused > 0 {
+        return Err(Exit::new(1, format!("{refused} lines were refused")));
+    }
+    Ok(())
+}
+
+/// Runs `load` on the calendar: a data directory (whose index is brought up to date before
+/// it returns), or a cluster's log (the nodes index what they apply).
+fn with_calendar<T>(
+    root: &std::path::Path,
+    cluster: &ClusterArg,
+    load: impl FnOnce(&Store) -> T,
+) -> Result<T, Exit> {
+    match &cluster.cluster {
         Some(_) => {
             let calendar =
                 CalendarStore::open(root, cluster, crate::cluster::ReplicaScope::Calendar, false)?;
-            load(calendar.store())
+            Ok(load(calendar.store()))
         }
         None => {
             let (dir, store) = open_store(root, true)?;
@@ -594,14 +662,60 @@ fn import(
             let indexer = crate::index::indexer::Indexer::start_bulk(store.clone(), index.clone());
             let result = load(&store);
             indexer.stop();
-            result
+            Ok(result)
+        }
+    }
+}
+
+/// `almanac import --from URL`: one summary line on standard output; refused records and
+/// the error that stopped a run on standard error.
+fn import_from(
+    url: String,
+    remote: RemoteArgs,
+    root: &std::path::Path,
+    cluster: &ClusterArg,
+) -> Result<(), Exit> {
+    let user = match remote.user {
+        None => None,
+        Some(credentials) => match credentials.split_once(':') {
+            Some((name, password)) if !name.is_empty() => {
+                Some((name.to_string(), password.to_string()))
+            }
+            _ => return Err(Exit::new(2, "--user must be NAME:PASSWORD")),
+        },
+    };
+    let options = crate::transfer::PullOptions {
+        url,
+        connection: crate::transfer::Connection {
+            user,
+            timeout: std::time::Duration::from_secs(remote.timeout),
+            retries: remote.retries,
+            backoff: std::time::Duration::from_millis(500),
+        },
+        language: remote.language,
+        mirror: remote.mirror,
+        concurrency: remote.concurrency as usize,
+    };
+    let bar = progress_bar(0, "records");
+    let mut report = |event: crate::transfer::PullEvent| match event {
+        crate::transfer::PullEvent::Announced(n) => bar.inc_length(n),
+        crate::transfer::PullEvent::Handled(n) => bar.inc(n),
+        crate::transfer::PullEvent::Refused { kind, id, reason } => {
+            bar.suspend(|| eprintln!("{} {id} refused: {reason}", kind.name()))
         }
     };
+    let result = with_calendar(root, cluster, |store| {
+        crate::transfer::pull(store, &options, &mut report)
+    })?;
     bar.finish_and_clear();
-    let summary = result.map_err(|e| Exit::new(1, e))?;
-    println!("imported {summary}; refused {refused} lines");
-    if refused > 0 {
-        return Err(Exit::new(1, format!("{refused} lines were refused")));
+    let summary = result
+        .map_err(|e| Exit::new(1, format!("the import stopped (nothing was trashed): {e}")))?;
+    println!("{summary}");
+    if summary.refused > 0 {
+        return Err(Exit::new(
+            1,
+            format!("{} records were refused", summary.refused),
+        ));
     }
     Ok(())
 }

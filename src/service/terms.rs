@@ -8,7 +8,7 @@ use crate::model::{Kind, Language};
 use crate::service::Refusals;
 use crate::service::Request;
 use crate::service::{Page, ServiceError, ServiceResult};
-use crate::store::{Reads, Store, WriteTx};
+use crate::store::{Reads, Store, StoreError, WriteTx};
 use crate::values::search::SearchQuery;
 use crate::values::{slug, text, Invalid, SubCode};
 use std::collections::HashMap;
@@ -420,19 +420,26 @@ pub(crate) fn delete(
         let counts = counts(index, kind, &[term.id], request.now)?;
         let before = view(tx, term.clone(), &counts)?;
         super::cascades::forget_term(tx, index, kind, term.id)?;
-        for mut child in tx
-            .scan::<Term>(kind)?
-            .into_iter()
-            .filter(|t| t.parent == term.id)
-        {
-            child.parent = term.parent;
-            tx.put_record(kind, child.id, &child)?;
-        }
-        tx.remove_slug(kind, term.language, &term.slug)?;
-        tx.remove_group_member(kind, term.group, term.language)?;
-        tx.remove_record(kind, term.id)?;
+        remove(tx, &term)?;
         Ok(before)
     })
+}
+
+/// Takes a term out of the store: its children move up to its parent; its slug and group
+/// membership go. The events carrying it are the caller's to update.
+pub(crate) fn remove(tx: &mut WriteTx, term: &Term) -> Result<(), StoreError> {
+    let kind = term.kind;
+    for mut child in tx
+        .scan::<Term>(kind)?
+        .into_iter()
+        .filter(|t| t.parent == term.id)
+    {
+        child.parent = term.parent;
+        tx.put_record(kind, child.id, &child)?;
+    }
+    tx.remove_slug(kind, term.language, &term.slug)?;
+    tx.remove_group_member(kind, term.group, term.language)?;
+    tx.remove_record(kind, term.id)
 }
 
 /// The parameters of `GET /categories` and `GET /tags`.

@@ -35,6 +35,42 @@ impl Default for ImportOptions {
     }
 }
 
+/// How records are loaded, whether from lines or from another site's pages.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct LoadRules {
+    /// Added to every date of every record (the demo calendar is moved to the coming year).
+    pub shift: Duration,
+    /// A record whose ID the store already holds for the same kind is replaced when it
+    /// changed (posts: `modified_utc`; terms: any field) and left alone otherwise; without
+    /// it, such a record is refused.
+    pub replace: bool,
+    /// The language of records whose data names none (The Events Calendar has no languages).
+    pub default_language: Option<Language>,
+    /// Titles, descriptions and excerpts are cleaned as the API cleans the text of a writer
+    /// without unfiltered_html (docs/api.md, "Text fields and HTML"): another site's HTML is
+    /// not trusted.
+    pub clean_html: bool,
+}
+
+impl LoadRules {
+    fn from_file(options: &ImportOptions) -> LoadRules {
+        LoadRules {
+            shift: options.shift,
+            replace: false,
+            default_language: None,
+            clean_html: false,
+        }
+    }
+}
+
+/// What loading one record did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Loaded {
+    Added,
+    Updated,
+    Unchanged,
+}
+
 /// A refused line: its 1-based number and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Rejection {
@@ -62,6 +98,7 @@ pub(crate) fn import(
 ) -> Result<ImportSummary, ImportError> {
     let mut counts = KindCounts::default();
     let mut known = KnownLanguages::default();
+    let rules = LoadRules::from_file(options);
     let mut lines = input.lines();
     let mut number = 0u64;
     loop {
@@ -78,14 +115,13 @@ pub(crate) fn import(
                 if line.trim().is_empty() {
                     continue;
                 }
-                match load_line(tx, line, options.shift, &mut known) {
-                    Ok(Some(kind)) => counts.add(kind),
-                    Ok(None) => {}
-                    Err(LineError::Refused(reason)) => on_reject(Rejection {
+                match load_line(tx, line, &rules, &mut known) {
+                    Ok(kind) => counts.add(kind),
+                    Err(RecordError::Refused(reason)) => on_reject(Rejection {
                         line: *number,
                         reason,
                     }),
-                    Err(LineError::Store(e)) => return Err(e),
+                    Err(RecordError::Store(e)) => return Err(e),
                 }
             }
             Ok::<(), StoreError>(())
@@ -94,38 +130,38 @@ pub(crate) fn import(
     }
 }
 
-enum LineError {
+/// Why a record was not loaded: refused (reported, nothing written), or the store failed.
+pub(crate) enum RecordError {
     Refused(String),
     Store(StoreError),
 }
 
-impl From<StoreError> for LineError {
-    fn from(e: StoreError) -> LineError {
-        LineError::Store(e)
+impl From<StoreError> for RecordError {
+    fn from(e: StoreError) -> RecordError {
+        RecordError::Store(e)
     }
 }
 
-impl From<String> for LineError {
-    fn from(reason: String) -> LineError {
-        LineError::Refused(reason)
+impl From<String> for RecordError {
+    fn from(reason: String) -> RecordError {
+        RecordError::Refused(reason)
     }
 }
 
-type LineResult<T> = Result<T, LineError>;
+type RecordResult<T> = Result<T, RecordError>;
 
-/// The languages of records that lines have referred to so far. Import only adds records (a
-/// line naming a stored ID is refused), so an answer holds for the whole import; events refer
-/// to the same few venues, organizers and terms over and over.
-type KnownLanguages = HashMap<(Kind, u64), Language>;
+/// The languages of records that records have referred to so far; events refer to the same
+/// few venues, organizers and terms over and over. Loading a record updates its entry.
+pub(crate) type KnownLanguages = HashMap<(Kind, u64), Language>;
 
 /// Validates one line against the store (and the lines before it in this transaction), then
 /// writes it. Every check comes before the first write, so a refused line leaves nothing.
 fn load_line(
     tx: &mut WriteTx,
     line: &str,
-    shift: Duration,
+    rules: &LoadRules,
     known: &mut KnownLanguages,
-) -> LineResult<Option<Kind>> {
+) -> RecordResult<Kind> {
     let parsed: Line = serde_json::from_str(line).map_err(|e| format!("not a JSON object: {e}"))?;
     let resource = parsed
         .resource
@@ -138,14 +174,46 @@ fn load_line(
     let Some(Data(Some(data))) = parsed.data else {
         return Err("`data` must be an object".into());
     };
-    let data = Fields(&data);
-    match kind {
+    load_fields(tx, kind, &data, rules, known)?;
+    Ok(kind)
+}
+
+/// Loads one record of `kind` from its representation (a member of a list page), with the
+/// same checks as a line.
+pub(crate) fn load_record(
+    tx: &mut WriteTx,
+    kind: Kind,
+    representation: Value,
+    rules: &LoadRules,
+    known: &mut KnownLanguages,
+) -> RecordResult<Loaded> {
+    let Data(data) = Data::deserialize(representation).map_err(|e| format!("not a record: {e}"))?;
+    let data = data.ok_or("not a JSON object")?;
+    load_fields(tx, kind, &data, rules, known)
+}
+
+fn load_fields(
+    tx: &mut WriteTx,
+    kind: Kind,
+    data: &LineFields,
+    rules: &LoadRules,
+    known: &mut KnownLanguages,
+) -> RecordResult<Loaded> {
+    let data = Fields {
+        fields: data,
+        rules,
+    };
+    let loaded = match kind {
         Kind::Category | Kind::Tag => load_term(tx, kind, &data)?,
-        Kind::Venue => load_venue(tx, &data, shift)?,
-        Kind::Organizer => load_organizer(tx, &data, shift)?,
-        Kind::Event => load_event(tx, &data, shift, known)?,
+        Kind::Venue => load_venue(tx, &data)?,
+        Kind::Organizer => load_organizer(tx, &data)?,
+        Kind::Event => load_event(tx, &data, known)?,
+    };
+    if loaded == Loaded::Updated {
+        // An update may have moved the record to another language.
+        known.remove(&(kind, data.id(DataKey::id)?));
     }
-    Ok(Some(kind))
+    Ok(loaded)
 }
 
 /// A line, parsed in one pass.
@@ -323,18 +391,22 @@ impl<'de> Deserialize<'de> for Embedded {
     }
 }
 
-impl From<&str> for LineError {
-    fn from(reason: &str) -> LineError {
-        LineError::Refused(reason.to_string())
+impl From<&str> for RecordError {
+    fn from(reason: &str) -> RecordError {
+        RecordError::Refused(reason.to_string())
     }
 }
 
-/// Typed access to a line's `data`, with errors naming the field.
-struct Fields<'a>(&'a LineFields);
+/// Typed access to a record's fields under the rules it is loaded by, with errors naming the
+/// field.
+struct Fields<'a> {
+    fields: &'a LineFields,
+    rules: &'a LoadRules,
+}
 
 impl Fields<'_> {
     fn get(&self, key: DataKey) -> Option<&Value> {
-        Some(self.0.get(key)).filter(|v| !v.is_null())
+        Some(self.fields.get(key)).filter(|v| !v.is_null())
     }
 
     fn refuse(key: DataKey, reason: impl std::fmt::Display) -> String {
@@ -375,8 +447,17 @@ impl Fields<'_> {
     fn long_text(&self, key: DataKey) -> Result<String, String> {
         match self.get(key) {
             None => Ok(String::new()),
-            Some(Value::String(s)) if !s.contains('\0') => Ok(s.clone()),
+            Some(Value::String(s)) if !s.contains('\0') => Ok(self.cleaned(s)),
             Some(_) => Err(Self::refuse(key, "must be a string without NUL")),
+        }
+    }
+
+    /// A text that may hold HTML, cleaned when the rules ask for it.
+    fn cleaned(&self, text: &str) -> String {
+        if self.rules.clean_html {
+            crate::values::text::sanitize_html(text)
+        } else {
+            text.to_string()
         }
     }
 
@@ -388,7 +469,8 @@ impl Fields<'_> {
         }
     }
 
-    fn date(&self, key: DataKey, shift: Duration) -> Result<NaiveDateTime, String> {
+    fn date(&self, key: DataKey) -> Result<NaiveDateTime, String> {
+        let shift = self.rules.shift;
         let text = self
             .get(key)
             .and_then(Value::as_str)
@@ -399,10 +481,15 @@ impl Fields<'_> {
     }
 
     fn language(&self) -> Result<Language, String> {
-        self.get(DataKey::language)
-            .and_then(Value::as_str)
-            .and_then(Language::from_code)
-            .ok_or_else(|| Self::refuse(DataKey::language, "must be en, pt-br or es"))
+        match self.get(DataKey::language) {
+            None if self.rules.default_language.is_some() => {
+                Ok(self.rules.default_language.expect("checked"))
+            }
+            v => v
+                .and_then(Value::as_str)
+                .and_then(Language::from_code)
+                .ok_or_else(|| Self::refuse(DataKey::language, "must be en, pt-br or es")),
+        }
     }
 
     fn slug(&self) -> Result<String, String> {
@@ -495,36 +582,89 @@ fn check_group(
     }
 }
 
-fn check_slug(tx: &WriteTx, kind: Kind, language: Language, slug: &str) -> LineResult<()> {
-    if let Some(owner) = tx.slug_owner(kind, language, slug)? {
-        return Err(format!("`slug` {slug:?} is taken by {owner}").into());
-    }
-    Ok(())
-}
-
-fn check_post_id_free(tx: &WriteTx, id: u64) -> LineResult<()> {
-    if tx.post_kind_of(id)?.is_some() {
-        return Err(format!("ID {id} is already in use").into());
-    }
-    Ok(())
-}
-
-/// Slug, group membership and sequence of a new record, after every check has passed.
-fn register(
-    tx: &mut WriteTx,
+/// The slug must be free, or the record's own (an update).
+fn check_slug(
+    tx: &WriteTx,
     kind: Kind,
     language: Language,
     slug: &str,
-    group: u64,
     id: u64,
-) -> LineResult<()> {
-    tx.set_slug(kind, language, slug, id)?;
-    tx.set_group_member(kind, group, language, id)?;
-    tx.raise_sequence(kind.sequence(), id)?;
+) -> RecordResult<()> {
+    match tx.slug_owner(kind, language, slug)? {
+        Some(owner) if owner != id => Err(format!("`slug` {slug:?} is taken by {owner}").into()),
+        _ => Ok(()),
+    }
+}
+
+/// The stored post this record replaces: none when the ID is free; refused when the ID is in
+/// use and replacing is not allowed or the ID belongs to another kind (or an image).
+fn replaced_post(
+    tx: &WriteTx,
+    kind: Kind,
+    id: u64,
+    rules: &LoadRules,
+) -> RecordResult<Option<PostMeta>> {
+    match tx.post_kind_of(id)? {
+        None => Ok(None),
+        Some(PostIdKind::Record(stored)) if stored == kind && rules.replace => {
+            Ok(tx.get_record::<PostMeta>(kind, id)?)
+        }
+        Some(_) => Err(format!("ID {id} is already in use").into()),
+    }
+}
+
+/// Slug, group membership and sequence of a record, after every check has passed; a record
+/// it replaces gives up its old slug and group membership first.
+fn register(
+    tx: &mut WriteTx,
+    kind: Kind,
+    record: Registration<'_>,
+    replaced: Option<Registration<'_>>,
+) -> RecordResult<()> {
+    if let Some(old) = replaced {
+        if (old.language, old.slug) != (record.language, record.slug) {
+            tx.remove_slug(kind, old.language, old.slug)?;
+        }
+        if (old.group, old.language) != (record.group, record.language) {
+            tx.remove_group_member(kind, old.group, old.language)?;
+        }
+    }
+    tx.set_slug(kind, record.language, record.slug, record.id)?;
+    tx.set_group_member(kind, record.group, record.language, record.id)?;
+    tx.raise_sequence(kind.sequence(), record.id)?;
     Ok(())
 }
 
-fn load_term(tx: &mut WriteTx, kind: Kind, data: &Fields) -> LineResult<()> {
+/// What [`register`] records of a record.
+#[derive(Clone, Copy)]
+struct Registration<'a> {
+    id: u64,
+    language: Language,
+    slug: &'a str,
+    group: u64,
+}
+
+impl<'a> Registration<'a> {
+    fn of_post(meta: &'a PostMeta) -> Registration<'a> {
+        Registration {
+            id: meta.id,
+            language: meta.language,
+            slug: &meta.slug,
+            group: meta.group,
+        }
+    }
+
+    fn of_term(term: &'a Term) -> Registration<'a> {
+        Registration {
+            id: term.id,
+            language: term.language,
+            slug: &term.slug,
+            group: term.group,
+        }
+    }
+}
+
+fn load_term(tx: &mut WriteTx, kind: Kind, data: &Fields) -> RecordResult<Loaded> {
     let id = data.id(DataKey::id)?;
     let language = data.language()?;
     let slug = data.slug()?;
@@ -540,13 +680,26 @@ fn load_term(tx: &mut WriteTx, kind: Kind, data: &Fields) -> LineResult<()> {
         if tx.get_record::<Term>(kind, parent)?.is_none() {
             return Err(format!("`parent` {parent} is not a category").into());
         }
+        if ancestors_include(tx, parent, id)? {
+            return Err(format!("`parent` {parent} descends from this category").into());
+        }
     }
-    if tx.get_record::<Term>(Kind::Category, id)?.is_some()
-        || tx.get_record::<Term>(Kind::Tag, id)?.is_some()
-    {
-        return Err(format!("ID {id} is already in use").into());
-    }
-    check_slug(tx, kind, language, &slug)?;
+    let replaced = match (
+        tx.get_record::<Term>(kind, id)?,
+        tx.get_record::<Term>(
+            if kind == Kind::Category {
+                Kind::Tag
+            } else {
+                Kind::Category
+            },
+            id,
+        )?,
+    ) {
+        (None, None) => None,
+        (Some(stored), None) if data.rules.replace => Some(stored),
+        _ => return Err(format!("ID {id} is already in use").into()),
+    };
+    check_slug(tx, kind, language, &slug, id)?;
     let members = data.translations(id, language)?;
     let group = group_of(&members);
     check_group(tx, kind, group, language, id)?;
@@ -560,9 +713,41 @@ fn load_term(tx: &mut WriteTx, kind: Kind, data: &Fields) -> LineResult<()> {
         description: data.long_text(DataKey::description)?,
         parent,
     };
-    register(tx, kind, language, &term.slug, group, id)?;
+    if replaced.as_ref() == Some(&term) {
+        return Ok(Loaded::Unchanged);
+    }
+    register(
+        tx,
+        kind,
+        Registration::of_term(&term),
+        replaced.as_ref().map(Registration::of_term),
+    )?;
     tx.put_record(kind, id, &term)?;
-    Ok(())
+    Ok(if replaced.is_some() {
+        Loaded::Updated
+    } else {
+        Loaded::Added
+    })
+}
+
+/// Whether `id` is `category` or one of its ancestors (a parent that would close a cycle).
+fn ancestors_include(tx: &WriteTx, category: u64, id: u64) -> RecordResult<bool> {
+    let mut next = category;
+    let mut steps = 0;
+    while next != 0 {
+        if next == id {
+            return Ok(true);
+        }
+        steps += 1;
+        if steps > 10_000 {
+            // Damaged data: a cycle among stored categories.
+            return Ok(true);
+        }
+        next = tx
+            .get_record::<Term>(Kind::Category, next)?
+            .map_or(0, |t| t.parent);
+    }
+    Ok(false)
 }
 
 /// The image of a post: the exported ID is kept when it is free, an image with the same URL
@@ -574,7 +759,7 @@ enum ImageRef {
     Fresh(String),
 }
 
-fn image_ref(tx: &WriteTx, data: &Fields) -> LineResult<ImageRef> {
+fn image_ref(tx: &WriteTx, data: &Fields) -> RecordResult<ImageRef> {
     let Some(image) = data
         .get(DataKey::image)
         .filter(|v| **v != Value::Bool(false))
@@ -598,7 +783,7 @@ fn image_ref(tx: &WriteTx, data: &Fields) -> LineResult<ImageRef> {
     })
 }
 
-fn store_image(tx: &mut WriteTx, image: ImageRef) -> LineResult<Option<u64>> {
+fn store_image(tx: &mut WriteTx, image: ImageRef) -> RecordResult<Option<u64>> {
     Ok(match image {
         ImageRef::None => None,
         ImageRef::Existing(id) => Some(id),
@@ -615,16 +800,27 @@ fn store_image(tx: &mut WriteTx, image: ImageRef) -> LineResult<Option<u64>> {
 struct PostLine {
     meta: PostMeta,
     image: ImageRef,
+    /// The stored record this one replaces.
+    replaced: Option<PostMeta>,
 }
 
+/// The shared part of a post record, or `None` when it replaces a stored record that has the
+/// same `modified_utc` (unchanged at the source).
 fn post_line(
     tx: &WriteTx,
     kind: Kind,
     data: &Fields,
     name_key: DataKey,
-    shift: Duration,
-) -> LineResult<PostLine> {
+) -> RecordResult<Option<PostLine>> {
     let id = data.id(DataKey::id)?;
+    let modified_utc = data.date(DataKey::modified_utc)?;
+    let replaced = replaced_post(tx, kind, id, data.rules)?;
+    if replaced
+        .as_ref()
+        .is_some_and(|stored| stored.modified_utc == modified_utc)
+    {
+        return Ok(None);
+    }
     let language = data.language()?;
     let status = data
         .get(DataKey::status)
@@ -636,16 +832,14 @@ fn post_line(
     if kind != Kind::Event && title.trim().is_empty() {
         return Err(format!("`{}` is required", name_key.as_str()).into());
     }
-    let date = data.date(DataKey::date, shift)?;
-    let date_utc = data.date(DataKey::date_utc, shift)?;
-    let modified_utc = data.date(DataKey::modified_utc, shift)?;
-    check_post_id_free(tx, id)?;
-    check_slug(tx, kind, language, &slug)?;
+    let date = data.date(DataKey::date)?;
+    let date_utc = data.date(DataKey::date_utc)?;
+    check_slug(tx, kind, language, &slug, id)?;
     let members = data.translations(id, language)?;
     let group = group_of(&members);
     check_group(tx, kind, group, language, id)?;
     let trashed = status == Status::Trash;
-    Ok(PostLine {
+    Ok(Some(PostLine {
         meta: PostMeta {
             id,
             language,
@@ -662,13 +856,14 @@ fn post_line(
             date,
             date_utc,
             modified_utc,
-            title,
+            title: data.cleaned(&title),
             description: data.long_text(DataKey::description)?,
             excerpt: data.long_text(DataKey::excerpt)?,
             image: None,
         },
         image: image_ref(tx, data)?,
-    })
+        replaced,
+    }))
 }
 
 /// Writes a validated post record.
@@ -677,13 +872,26 @@ fn put_post<T: serde::Serialize>(
     kind: Kind,
     line: PostLine,
     build: impl FnOnce(PostMeta) -> T,
-) -> LineResult<()> {
-    let PostLine { mut meta, image } = line;
+) -> RecordResult<Loaded> {
+    let PostLine {
+        mut meta,
+        image,
+        replaced,
+    } = line;
     meta.image = store_image(tx, image)?;
-    register(tx, kind, meta.language, &meta.slug, meta.group, meta.id)?;
+    register(
+        tx,
+        kind,
+        Registration::of_post(&meta),
+        replaced.as_ref().map(Registration::of_post),
+    )?;
     let id = meta.id;
     tx.put_record(kind, id, &build(meta))?;
-    Ok(())
+    Ok(if replaced.is_some() {
+        Loaded::Updated
+    } else {
+        Loaded::Added
+    })
 }
 
 fn geo(data: &Fields) -> Result<Option<GeoPoint>, String> {
@@ -707,8 +915,10 @@ fn geo(data: &Fields) -> Result<Option<GeoPoint>, String> {
     }
 }
 
-fn load_venue(tx: &mut WriteTx, data: &Fields, shift: Duration) -> LineResult<()> {
-    let line = post_line(tx, Kind::Venue, data, DataKey::venue, shift)?;
+fn load_venue(tx: &mut WriteTx, data: &Fields) -> RecordResult<Loaded> {
+    let Some(line) = post_line(tx, Kind::Venue, data, DataKey::venue)? else {
+        return Ok(Loaded::Unchanged);
+    };
     // The kind's own fields are validated before anything is written.
     let venue = Venue {
         post: line.meta.clone(),
@@ -728,8 +938,10 @@ fn load_venue(tx: &mut WriteTx, data: &Fields, shift: Duration) -> LineResult<()
     put_post(tx, Kind::Venue, line, |post| Venue { post, ..venue })
 }
 
-fn load_organizer(tx: &mut WriteTx, data: &Fields, shift: Duration) -> LineResult<()> {
-    let line = post_line(tx, Kind::Organizer, data, DataKey::organizer, shift)?;
+fn load_organizer(tx: &mut WriteTx, data: &Fields) -> RecordResult<Loaded> {
+    let Some(line) = post_line(tx, Kind::Organizer, data, DataKey::organizer)? else {
+        return Ok(Loaded::Unchanged);
+    };
     let phone = data.text(DataKey::phone)?;
     let website = data.text(DataKey::website)?;
     let email = data.text(DataKey::email)?;
@@ -778,7 +990,7 @@ fn references(
     ids: &[u64],
     language: Language,
     known: &mut KnownLanguages,
-) -> LineResult<()> {
+) -> RecordResult<()> {
     for id in ids {
         let found_language = match known.get(&(kind, *id)) {
             Some(language) => Some(*language),
@@ -802,7 +1014,7 @@ fn references(
 }
 
 /// The language of a stored record of `kind`, if there is one.
-fn stored_language(tx: &WriteTx, kind: Kind, id: u64) -> LineResult<Option<Language>> {
+fn stored_language(tx: &WriteTx, kind: Kind, id: u64) -> RecordResult<Option<Language>> {
     Ok(match kind {
         Kind::Category | Kind::Tag => tx.get_record::<Term>(kind, id)?.map(|t| t.language),
         _ => match tx.post_kind_of(id)? {
@@ -814,13 +1026,10 @@ fn stored_language(tx: &WriteTx, kind: Kind, id: u64) -> LineResult<Option<Langu
     })
 }
 
-fn load_event(
-    tx: &mut WriteTx,
-    data: &Fields,
-    shift: Duration,
-    known: &mut KnownLanguages,
-) -> LineResult<()> {
-    let line = post_line(tx, Kind::Event, data, DataKey::title, shift)?;
+fn load_event(tx: &mut WriteTx, data: &Fields, known: &mut KnownLanguages) -> RecordResult<Loaded> {
+    let Some(line) = post_line(tx, Kind::Event, data, DataKey::title)? else {
+        return Ok(Loaded::Unchanged);
+    };
     let language = line.meta.language;
     let zone_name = data.text(DataKey::timezone)?;
     let zone = Zone::parse(if zone_name.is_empty() {
@@ -829,8 +1038,8 @@ fn load_event(
         &zone_name
     })
     .map_err(|e| Fields::refuse(DataKey::timezone, e))?;
-    let start_local = data.date(DataKey::start_date, shift)?;
-    let end_local = data.date(DataKey::end_date, shift)?;
+    let start_local = data.date(DataKey::start_date)?;
+    let end_local = data.date(DataKey::end_date)?;
     if end_local < start_local {
         return Err("`end_date` is before `start_date`".into());
     }
