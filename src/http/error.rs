@@ -165,6 +165,21 @@ impl ApiError {
         )
     }
 
+    /// A `context` value the caller may not use: 401 for anonymous callers, 403 otherwise, as
+    /// WordPress answers a forbidden `context=edit`.
+    pub(crate) fn forbidden_context(caller: Caller) -> ApiError {
+        let status = if caller.is_authenticated() {
+            StatusCode::FORBIDDEN
+        } else {
+            StatusCode::UNAUTHORIZED
+        };
+        ApiError::new(
+            status,
+            "rest_forbidden_context",
+            "Sorry, you are not allowed to edit posts in this post type.",
+        )
+    }
+
     /// Extension: credentials refused unchecked after repeated failures for the same user name
     /// or client address (`auth::throttle`). `retry_after` (whole seconds, rounded up) is also
     /// sent as the `Retry-After` header.
@@ -277,6 +292,7 @@ pub(crate) fn from_service(e: crate::service::ServiceError, caller: Caller) -> A
     match e {
         S::Invalid(invalid) => ApiError::invalid_params(&invalid),
         S::Forbidden => ApiError::forbidden(caller),
+        S::ForbiddenContext => ApiError::forbidden_context(caller),
         S::NoGroupMember(kind) => ApiError::new(
             StatusCode::NOT_FOUND,
             kind_code(

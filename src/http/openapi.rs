@@ -4,7 +4,7 @@
 
 use crate::http::links::Links;
 use crate::http::params::{Location, ParamSpec};
-use crate::http::routes::{Endpoint, Group, OperationClass, ResponseSchema, RouteTable};
+use crate::http::routes::{Endpoint, Group, ResponseSchema, RouteTable};
 use serde_json::{json, Map, Value};
 
 pub(crate) fn document(routes: &RouteTable, links: &Links) -> Value {
@@ -216,7 +216,7 @@ fn success(endpoint: &Endpoint, status: u16, is_read: bool) -> Value {
             json!({"description": "The newest change the calendar reflects.", "schema": {"type": "string"}}),
         );
     }
-    if endpoint.class == OperationClass::List {
+    if endpoint.class.is_list() {
         headers.insert(
             "X-Cal-Total".into(),
             json!({"$ref": "#/components/headers/X-Cal-Total"}),

@@ -451,6 +451,27 @@ pub(crate) fn event(e: &crate::model::event::Event, parts: EventParts) -> Value 
     Value::Object(m)
 }
 
+/// The export form of a venue's or organizer's representation (docs/api.md, "The export
+/// form"; the lines of `almanac export`): `description` and `excerpt` hold the stored source
+/// text instead of its paragraphs, `status` the stored status (a due `future` record stays
+/// `future`). Representations embedded in events keep their ordinary form.
+pub(crate) fn export_post(data: &mut Value, meta: &PostMeta) {
+    data["description"] = json!(meta.description);
+    data["excerpt"] = json!(meta.excerpt);
+    data["status"] = json!(meta.status.as_str());
+}
+
+/// The export form of an event's representation, built unmasked and without `json_ld`: as
+/// [`export_post`], and `cost_details.values` are the cost values as stored, and a protected
+/// event carries its `password`.
+pub(crate) fn export_event(data: &mut Value, e: &crate::model::event::Event) {
+    export_post(data, &e.post);
+    data["cost_details"]["values"] = json!(e.cost.values);
+    if let Some(password) = &e.password {
+        data["password"] = json!(password);
+    }
+}
+
 /// ISO 8601 with the zone's offset at that moment (`json_ld` dates).
 fn iso_with_offset(local: &NaiveDateTime, utc: &NaiveDateTime, zone_name: &str) -> String {
     let offset = crate::values::timezone::Zone::parse(zone_name)

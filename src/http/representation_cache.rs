@@ -3,11 +3,12 @@
 //! An event's representation embeds its venue, organizers, terms (with their event counts),
 //! image and visible translations: a dozen store reads and a few kilobytes of JSON, which is
 //! most of what a list request costs. It is a function of the store and index state, the
-//! clock, the caller, the language path segment and whether the event is shown masked. The
-//! store's version (bumped by every commit and again once the index holds it) and the current
-//! second name the first two, the rest is the key; the cache keeps one generation and starts
-//! over when the version or the second moves on. Representations are built with the clock
-//! truncated to the second, so a cached one is exactly what building it again would give.
+//! clock, the caller, the language path segment, whether the event is shown masked and whether
+//! it is in the export form (`context=export`). The store's version (bumped by every commit and
+//! again once the index holds it) and the current second name the first two, the rest is the
+//! key; the cache keeps one generation and starts over when the version or the second moves on.
+//! Representations are built with the clock truncated to the second, so a cached one is exactly
+//! what building it again would give.
 
 use crate::auth::Caller;
 use crate::model::{Kind, Language};
@@ -23,6 +24,8 @@ pub(crate) struct RepresentationKey {
     pub kind: Kind,
     pub id: u64,
     pub masked: bool,
+    /// The export form (`context=export`).
+    pub export: bool,
     pub caller: Caller,
     pub segment: Option<Language>,
 }
@@ -97,6 +100,7 @@ mod tests {
             kind: Kind::Event,
             id,
             masked: false,
+            export: false,
             caller: Caller::Anonymous,
             segment: None,
         }

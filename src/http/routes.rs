@@ -54,6 +54,9 @@ impl Group {
 pub enum OperationClass {
     Meta,
     List,
+    /// An event, venue or organizer list (or the events feed): a list that also refuses a
+    /// `context=export` the caller may not use (403 to authenticated callers).
+    PostList,
     GetSingle,
     Create,
     Update,
@@ -64,16 +67,22 @@ pub enum OperationClass {
 }
 
 impl OperationClass {
+    /// A list (paged, with totals) or a feed of one.
+    pub(crate) fn is_list(self) -> bool {
+        matches!(self, OperationClass::List | OperationClass::PostList)
+    }
+
     /// The contract's table, plus three statuses of almanac's hardening (extensions), because
     /// the document must list every status an operation can return: 429 and 503 wherever 401
     /// is possible (credentials refused unchecked after repeated failures; no password
     /// verifier free in time) and 408 wherever 413 is (a request body that does not arrive in
-    /// time).
+    /// time); post-kind lists add 403 for `context=export` (an extension).
     pub(crate) fn statuses(self) -> &'static [u16] {
         match self {
             OperationClass::Meta | OperationClass::List => {
                 &[200, 304, 400, 401, 404, 414, 429, 500, 503]
             }
+            OperationClass::PostList => &[200, 304, 400, 401, 403, 404, 414, 429, 500, 503],
             OperationClass::GetSingle => &[200, 304, 400, 401, 403, 404, 414, 429, 500, 503],
             OperationClass::Create => &[
                 201, 400, 401, 403, 404, 408, 409, 413, 414, 415, 429, 500, 503,

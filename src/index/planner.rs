@@ -80,6 +80,8 @@ pub(crate) struct EventFilter {
     pub ticketed: Option<bool>,
     pub include: Option<Vec<u64>>,
     pub post_parent: Option<u64>,
+    /// Also the events flagged `hide_from_listings` (the export form, `context=export`).
+    pub hidden: bool,
     pub geo: Option<GeoFilter>,
 }
 
@@ -276,15 +278,27 @@ pub(crate) fn add_search(plan: &mut Plan, fields: &Fields, language: Language, q
     }
 }
 
-/// The base of every list: the kind and language's listed records that the caller may see.
-/// The visibility clause is a filter unless it depends on `now` (scheduled records).
-fn base_plan(fields: &Fields, kind: Kind, language: Language, v: &Visibility) -> Plan {
+/// The base of every list: the kind and language's listed records (and the hidden ones too
+/// when `hidden`) that the caller may see. The visibility clause is a filter unless it depends
+/// on `now` (scheduled records).
+fn base_plan(
+    fields: &Fields,
+    kind: Kind,
+    language: Language,
+    v: &Visibility,
+    hidden: bool,
+) -> Plan {
     let mut plan = Plan::default();
-    plan.filter(key_is(
-        fields,
-        Key::Scope,
-        super::docs::scope(kind, language, true),
-    ));
+    let listed = super::docs::scope(kind, language, true);
+    plan.filter(if hidden {
+        key_in(
+            fields,
+            Key::Scope,
+            [listed, super::docs::scope(kind, language, false)],
+        )
+    } else {
+        key_is(fields, Key::Scope, listed)
+    });
     let visibility = visibility_clause(fields, v);
     if v.any_scheduled {
         plan.check(Occur::Must, visibility);
@@ -309,7 +323,7 @@ pub(crate) fn venues_within(fields: &Fields, lat: f64, lng: f64, radius_km: f64)
 /// The plan of `GET /events`; `radius_venues` are the matches of
 /// [`venues_within`] for a radius filter, from the same index state.
 pub(crate) fn events(fields: &Fields, f: &EventFilter, radius_venues: &[u64]) -> Plan {
-    let mut plan = base_plan(fields, Kind::Event, f.language, &f.visibility);
+    let mut plan = base_plan(fields, Kind::Event, f.language, &f.visibility, f.hidden);
     let d = &f.dates;
     // The months the window's starts can fall in (a start is never after its end), as a few
     // posting lists: a filter, so only their events reach the exact range checks below.
@@ -393,7 +407,7 @@ pub(crate) fn events(fields: &Fields, f: &EventFilter, radius_venues: &[u64]) ->
 
 /// The plan of `GET /venues` and `GET /organizers`.
 pub(crate) fn linked(fields: &Fields, f: &LinkedFilter) -> Plan {
-    let mut plan = base_plan(fields, f.kind, f.language, &f.visibility);
+    let mut plan = base_plan(fields, f.kind, f.language, &f.visibility, false);
     // A check, not a filter: the ID set is derived from the events (and can be thousands of
     // IDs long), so it would make a poor cache key.
     if let Some(only) = &f.only {
@@ -499,6 +513,7 @@ mod tests {
             ticketed: None,
             include: None,
             post_parent: None,
+            hidden: false,
             geo: None,
         }
     }
@@ -515,6 +530,19 @@ mod tests {
     fn base_clauses_select_listed_events_of_the_language() {
         let q = rendered(&events_of(&filter()));
         assert!(q.contains("event/en/listed"), "{q}");
+    }
+
+    #[test]
+    fn hidden_events_join_the_base_only_when_asked() {
+        let listed = rendered(&events_of(&filter()));
+        assert!(!listed.contains("event/en/hidden"), "{listed}");
+        let mut all = filter();
+        all.hidden = true;
+        let q = rendered(&events_of(&all));
+        assert!(
+            q.contains("event/en/listed") && q.contains("event/en/hidden"),
+            "{q}"
+        );
     }
 
     #[test]

@@ -427,6 +427,9 @@ fn slug_invalid() -> ServiceError {
 pub struct Unlock {
     pub password: Option<String>,
     pub context_edit: bool,
+    /// `context=export`: the export form, which never masks an event (docs/api.md, "The
+    /// export form"); honoured only for callers who may edit other users' records.
+    pub export: bool,
     /// What the password did, for the caller to tell a failed guess (throttled) from the rest.
     pub tries: Arc<PasswordTries>,
 }
@@ -463,6 +466,7 @@ impl Unlock {
             outcome.store(true, Ordering::Relaxed);
         }
         by_password
+            || (self.export && caller.has(Capability::EditOthersPosts))
             || (self.context_edit
                 && capabilities::can_edit(caller, &posts::access(&event.post, now)))
     }
@@ -492,6 +496,7 @@ pub fn get(
         Target::Id(id) => {
             super::refuse_any(invalid)?;
             let event = by_id(&rx, *id, request.explicit_language)?;
+            super::check_export(request.caller, unlock.export)?;
             if event.post.status == Status::Trash {
                 return Err(ServiceError::EventGone);
             }
@@ -512,6 +517,7 @@ pub fn get(
                 }
             }
             super::refuse_any(invalid)?;
+            super::check_export(request.caller, unlock.export)?;
             found.expect("checked above")
         }
     };
@@ -885,6 +891,7 @@ pub fn list(
         }
     }
     super::refuse_any(invalid)?;
+    super::check_export(request.caller, query.unlock.export)?;
     let category_ids = category_ids
         .flatten()
         .map(|ids| with_descendants(&categories, &ids));
@@ -922,6 +929,9 @@ pub fn list(
         ticketed: query.ticketed,
         include: query.include.clone(),
         post_parent: query.post_parent,
+        // The export form lists everything the caller may read (docs/api.md, "The export
+        // form").
+        hidden: query.unlock.export,
         geo: match (query.geoloc, query.geo_point) {
             (Some(true), Some((lat, lng))) => Some(GeoFilter::Within {
                 lat,

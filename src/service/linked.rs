@@ -255,17 +255,20 @@ fn select_member<R: LinkedKind>(
         .ok_or(ServiceError::NoGroupMember(R::KIND))
 }
 
-/// `GET /venues/{id}`, `/venues/by-slug/{slug}` (and organizers).
+/// `GET /venues/{id}`, `/venues/by-slug/{slug}` (and organizers); `export` for the export
+/// form (`context=export`).
 pub(crate) fn get<R: LinkedKind>(
     store: &Store,
     request: &Request,
     target: &Target,
+    export: bool,
     mut invalid: Refusals,
 ) -> ServiceResult<R> {
     let rx = store.read()?;
     let found = find::<R>(&rx, target, request.language, &mut invalid)?;
     super::refuse_any(invalid)?;
     let record = select_member(&rx, found.expect("checked above"), target, request)?;
+    super::check_export(request.caller, export)?;
     if !posts::can_read(request.caller, record.meta(), request.now) {
         return Err(ServiceError::NotAccessible(R::KIND));
     }
@@ -456,6 +459,8 @@ pub struct ListQuery {
     pub has_events: Option<bool>,
     /// Only records with an upcoming event whose status is in the list's status set.
     pub only_with_upcoming: bool,
+    /// `context=export`: the export form, for callers who may edit other users' records.
+    pub export: bool,
 }
 
 /// Which events link a venue or organizer.
@@ -508,6 +513,7 @@ pub fn list<R: LinkedKind>(
         None => None,
     };
     super::refuse_any(invalid)?;
+    super::check_export(request.caller, query.export)?;
     let now = request.now.and_utc().timestamp();
     let field = if R::KIND == crate::model::Kind::Venue {
         "venue"

@@ -31,6 +31,8 @@ pub enum ServiceError {
     Invalid(Refusals),
     /// Route-level permission refused (401/403 `rest_forbidden` by caller).
     Forbidden,
+    /// A `context` this caller may not use (401/403 `rest_forbidden_context` by caller).
+    ForbiddenContext,
     /// An explicit `translation_language` whose group member does not exist.
     NoGroupMember(Kind),
     /// Event ID routes: no record with this ID (`rest-event-not-found`).
@@ -90,6 +92,17 @@ pub(crate) fn refuse_any(refusals: Refusals) -> ServiceResult<()> {
         Ok(())
     } else {
         Err(ServiceError::Invalid(refusals))
+    }
+}
+
+/// The permission of a read in the export form (`context=export`, docs/api.md, "The export
+/// form"): only callers who may edit other users' records read it; checked once the
+/// parameters and the translation-group member are settled, like every permission.
+pub(crate) fn check_export(caller: Caller, export: bool) -> ServiceResult<()> {
+    if export && !caller.has(crate::auth::Capability::EditOthersPosts) {
+        Err(ServiceError::ForbiddenContext)
+    } else {
+        Ok(())
     }
 }
 

@@ -60,13 +60,6 @@ pub(crate) fn export<W: Write>(
     Ok(exporter.counts)
 }
 
-/// The stored source text and status in place of their rendered forms (module docs).
-fn lossless(data: &mut Value, meta: &PostMeta) {
-    data["description"] = json!(meta.description);
-    data["excerpt"] = json!(meta.excerpt);
-    data["status"] = json!(meta.status.as_str());
-}
-
 impl<W: Write> Exporter<'_, W> {
     fn line(&mut self, kind: Kind, data: Value) -> Result<(), ExportError> {
         serde_json::to_writer(
@@ -131,7 +124,7 @@ impl<W: Write> Exporter<'_, W> {
             let ctx = self.linked_context(meta, R::KIND)?;
             let embedded = record.represent(&ctx);
             let mut data = embedded.clone();
-            lossless(&mut data, meta);
+            render::export_post(&mut data, meta);
             self.embedded.insert((R::KIND, meta.id), embedded);
             self.line(R::KIND, data)?;
         }
@@ -164,11 +157,7 @@ impl<W: Write> Exporter<'_, W> {
             masked: false,
         };
         let mut data = render::event(event, parts);
-        lossless(&mut data, meta);
-        data["cost_details"]["values"] = json!(event.cost.values);
-        if let Some(password) = &event.password {
-            data["password"] = json!(password);
-        }
+        render::export_event(&mut data, event);
         self.line(Kind::Event, data)
     }
 }

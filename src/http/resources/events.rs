@@ -7,7 +7,7 @@ use crate::http::params::{ParamKind, ParamSpec, Params};
 use crate::http::render::{self, EventParts, LinkedContext};
 use crate::http::representation_cache::{Generation, RepresentationKey};
 use crate::http::resources::linked::{inline, LinkedResource};
-use crate::http::resources::{common_write_params, invalid, post_write, request};
+use crate::http::resources::{common_write_params, export_form, invalid, post_write, request};
 use crate::http::routes::{
     Endpoint, Group, OperationClass, Permission, ResponseSchema, Route, Seg,
 };
@@ -109,10 +109,20 @@ pub(super) fn list_params() -> Vec<ParamSpec> {
         boolean("ticketed"),
         ParamSpec::query("password", ParamKind::String)
             .describe("Unlocks password-protected events."),
-        ParamSpec::query("context", ParamKind::String),
+        ParamSpec::query("context", ParamKind::String).describe(LIST_CONTEXT_HELP),
     ]);
     specs
 }
+
+const LIST_CONTEXT_HELP: &str = "edit: unlocks the password-protected events the caller may \
+edit. export (editors and administrators; 401/403 rest_forbidden_context for others): the \
+export form of almanac export (stored description, excerpt, status and cost values, event \
+passwords, nothing masked) and events hidden from listings too.";
+
+const SINGLE_CONTEXT_HELP: &str = "edit: unlocks a password-protected event the caller may \
+edit. export (editors and administrators; 401/403 rest_forbidden_context for others): the \
+export form of almanac export (stored description, excerpt, status and cost values, the event \
+password, no json_ld).";
 
 fn write_params(create: bool) -> Vec<ParamSpec> {
     let mut specs = common_write_params("title", create);
@@ -154,7 +164,7 @@ pub(super) fn single_read_params(path: ParamSpec) -> Vec<ParamSpec> {
         path,
         ParamSpec::query("password", ParamKind::NonEmptyString)
             .describe("Password of a protected event."),
-        ParamSpec::query("context", ParamKind::String),
+        ParamSpec::query("context", ParamKind::String).describe(SINGLE_CONTEXT_HELP),
     ]
 }
 
@@ -203,7 +213,7 @@ pub(crate) fn routes() -> Vec<Route> {
                 endpoint(
                     Group::Read,
                     "listEvents",
-                    OperationClass::List,
+                    OperationClass::PostList,
                     "EventArchive",
                     list_params(),
                     list,
@@ -291,6 +301,7 @@ pub(super) fn unlock(ctx: &Context) -> Unlock {
     Unlock {
         password: ctx.params.str("password").map(str::to_string),
         context_edit: ctx.params.str("context") == Some("edit"),
+        export: export_form(ctx),
         tries: ctx.event_password.clone(),
     }
 }
@@ -537,6 +548,14 @@ impl<'a> Embedding<'a> {
             },
         ))
     }
+
+    /// The export form: the list member's representation (unmasked, without `json_ld`) with
+    /// the stored values of `almanac export`.
+    fn export(&self, e: &Event) -> Result<Value, ApiError> {
+        let mut value = self.event(e, false, false)?;
+        render::export_event(&mut value, e);
+        Ok(value)
+    }
 }
 
 fn get(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
@@ -549,6 +568,9 @@ fn get(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
     )
     .map_err(|e| from_service(e, ctx.caller))?;
     let embedding = Embedding::new(state, ctx, &[&event], chrono::Utc::now().naive_utc())?;
+    if export_form(ctx) {
+        return Ok(ApiResponse::ok(embedding.export(&event)?));
+    }
     Ok(ApiResponse::ok(embedding.event(&event, true, false)?))
 }
 
@@ -767,12 +789,14 @@ fn list_items(
     generation: Generation,
     masked: impl Fn(&Event) -> bool,
 ) -> Result<Vec<Arc<str>>, ApiError> {
+    let export = export_form(ctx);
     let keys: Vec<RepresentationKey> = events
         .iter()
         .map(|e| RepresentationKey {
             kind: Kind::Event,
             id: e.post.id,
             masked: masked(e),
+            export,
             caller: ctx.caller,
             segment: ctx.links.segment(),
         })
@@ -791,7 +815,11 @@ fn list_items(
         let pending: Vec<&Event> = missing.iter().map(|n| &events[*n]).collect();
         let embedding = Embedding::new(state, ctx, &pending, generation.clock())?;
         for n in missing {
-            let value = embedding.event(&events[n], false, keys[n].masked)?;
+            let value = if export {
+                embedding.export(&events[n])?
+            } else {
+                embedding.event(&events[n], false, keys[n].masked)?
+            };
             let item: Arc<str> = value.to_string().into();
             state.representations.put(generation, keys[n], item.clone());
             items[n] = Some(item);
@@ -870,5 +898,7 @@ fn link_query(
     push("ends_after", fmt(&window.ends_after));
     push("ticketed", query.ticketed.map(flag));
     push("strict_dates", query.strict.then(|| "true".to_string()));
+    // The export form lists more (hidden events): its pages link pages of the same form.
+    push("context", query.unlock.export.then(|| "export".to_string()));
     q
 }

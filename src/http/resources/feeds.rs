@@ -51,7 +51,7 @@ pub(crate) fn routes() -> Vec<Route> {
             segments: &[Seg::Lit("events.ics")],
             endpoints: vec![endpoint(
                 "listEventsCalendar",
-                OperationClass::List,
+                OperationClass::PostList,
                 "Every event of the list query (not one page) as an iCalendar feed.",
                 event_routes::list_params(),
                 feed,

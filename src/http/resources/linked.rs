@@ -5,7 +5,7 @@ use crate::http::error::{from_service, ApiError};
 use crate::http::lists::{self, ListAnswer};
 use crate::http::params::{ParamKind, ParamSpec, Params};
 use crate::http::render::{self, LinkedContext};
-use crate::http::resources::{common_write_params, invalid, post_write, request};
+use crate::http::resources::{common_write_params, export_form, invalid, post_write, request};
 use crate::http::routes::{
     Endpoint, Group, OperationClass, Permission, ResponseSchema, Route, Seg,
 };
@@ -223,8 +223,18 @@ fn list_params() -> Vec<ParamSpec> {
         ParamSpec::query("only_with_upcoming", ParamKind::FilterFlag)
             .describe("Only records with upcoming events."),
         ParamSpec::query("status", ParamKind::StatusFilter).describe("Statuses to list, or any."),
+        context_param(),
     ]);
     specs
+}
+
+/// `context` on the reads: `export` asks for the export form; other values change nothing.
+fn context_param() -> ParamSpec {
+    ParamSpec::query("context", ParamKind::String).describe(
+        "export (editors and administrators; 401/403 rest_forbidden_context for others): the \
+         export form of almanac export (stored description, excerpt and status, no json_ld). \
+         Other values change nothing.",
+    )
 }
 
 pub(crate) fn routes<R: LinkedResource>() -> Vec<Route> {
@@ -267,7 +277,7 @@ pub(crate) fn routes<R: LinkedResource>() -> Vec<Route> {
                 endpoint(
                     Group::Read,
                     format!("list{}", R::PLURAL),
-                    OperationClass::List,
+                    OperationClass::PostList,
                     ResponseSchema::Component(format!("{}Archive", R::SINGULAR)),
                     list_params(),
                     list::<R>,
@@ -290,7 +300,7 @@ pub(crate) fn routes<R: LinkedResource>() -> Vec<Route> {
                     format!("get{}", R::SINGULAR),
                     OperationClass::GetSingle,
                     single(),
-                    vec![id()],
+                    vec![id(), context_param()],
                     get::<R>,
                 ),
                 endpoint(
@@ -319,7 +329,7 @@ pub(crate) fn routes<R: LinkedResource>() -> Vec<Route> {
                     format!("get{}BySlug", R::SINGULAR),
                     OperationClass::GetSingle,
                     single(),
-                    vec![slug()],
+                    vec![slug(), context_param()],
                     get::<R>,
                 ),
                 endpoint(
@@ -351,23 +361,29 @@ fn target(ctx: &Context) -> Target {
     }
 }
 
-/// The representation with its image and visible translations.
+/// The representation with its image and visible translations; `json_ld` on single reads;
+/// `export` gives the export form instead (without `json_ld`), for `context=export`.
 fn represent<R: LinkedResource>(
     state: &AppState,
     ctx: &Context,
     record: R,
     json_ld: bool,
+    export: bool,
 ) -> Result<Value, ApiError> {
     let now = chrono::Utc::now().naive_utc();
     let view = linked::view(&state.store, record, ctx.caller, now)
         .map_err(|e| from_service(e, ctx.caller))?;
-    Ok(view.record.represent(&LinkedContext {
+    let mut value = view.record.represent(&LinkedContext {
         links: &ctx.links,
         now,
         image: view.image,
         translations: view.translations,
-        json_ld,
-    }))
+        json_ld: json_ld && !export,
+    });
+    if export {
+        render::export_post(&mut value, view.record.meta());
+    }
+    Ok(value)
 }
 
 fn get<R: LinkedResource>(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
@@ -375,10 +391,17 @@ fn get<R: LinkedResource>(state: &AppState, ctx: &Context) -> Result<ApiResponse
         &state.store,
         &request(ctx),
         &target(ctx),
+        export_form(ctx),
         invalid(&ctx.params),
     )
     .map_err(|e| from_service(e, ctx.caller))?;
-    Ok(ApiResponse::ok(represent(state, ctx, record, true)?))
+    Ok(ApiResponse::ok(represent(
+        state,
+        ctx,
+        record,
+        true,
+        export_form(ctx),
+    )?))
 }
 
 fn create<R: LinkedResource>(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
@@ -397,7 +420,7 @@ fn create<R: LinkedResource>(state: &AppState, ctx: &Context) -> Result<ApiRespo
         .links
         .route(&format!("/{}/{}", R::COLLECTION, record.meta().id));
     let mut answer =
-        ApiResponse::ok(represent(state, ctx, record, false)?).header(LOCATION, location);
+        ApiResponse::ok(represent(state, ctx, record, false, false)?).header(LOCATION, location);
     answer.status = StatusCode::CREATED;
     Ok(answer)
 }
@@ -415,7 +438,9 @@ fn update<R: LinkedResource>(state: &AppState, ctx: &Context) -> Result<ApiRespo
         invalid(&params),
     )
     .map_err(|e| from_service(e, ctx.caller))?;
-    Ok(ApiResponse::ok(represent(state, ctx, record, false)?))
+    Ok(ApiResponse::ok(represent(
+        state, ctx, record, false, false,
+    )?))
 }
 
 fn delete<R: LinkedResource>(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
@@ -427,7 +452,9 @@ fn delete<R: LinkedResource>(state: &AppState, ctx: &Context) -> Result<ApiRespo
         invalid(&ctx.params),
     )
     .map_err(|e| from_service(e, ctx.caller))?;
-    Ok(ApiResponse::ok(represent(state, ctx, record, false)?))
+    Ok(ApiResponse::ok(represent(
+        state, ctx, record, false, false,
+    )?))
 }
 
 fn list<R: LinkedResource>(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
@@ -453,6 +480,7 @@ fn list<R: LinkedResource>(state: &AppState, ctx: &Context) -> Result<ApiRespons
         event: params.i64("event").map(|e| e as u64),
         has_events: params.bool("has_events"),
         only_with_upcoming: params.bool("only_with_upcoming").unwrap_or(false),
+        export: export_form(ctx),
     };
     let found = linked::list::<R>(&state.store, &state.index, &request(ctx), &query, invalid)
         .map_err(|e| from_service(e, ctx.caller))?;
@@ -476,6 +504,10 @@ fn list<R: LinkedResource>(state: &AppState, ctx: &Context) -> Result<ApiRespons
         "status",
         lists::status_link_value(ctx.caller, status.as_deref()),
     ));
+    // Pages of the export form link pages of the same form.
+    if query.export {
+        q.push(("context", "export".into()));
+    }
     let answer = ListAnswer {
         links: &ctx.links,
         collection: R::COLLECTION,
@@ -487,7 +519,11 @@ fn list<R: LinkedResource>(state: &AppState, ctx: &Context) -> Result<ApiRespons
     };
     let mut items = Vec::with_capacity(found.items.len());
     for record in found.items {
-        items.push(represent(state, ctx, record, false)?.to_string().into());
+        items.push(
+            represent(state, ctx, record, false, query.export)?
+                .to_string()
+                .into(),
+        );
     }
     Ok(answer.post_kind_answer(&items))
 }

@@ -26,6 +26,12 @@ pub(crate) fn request(ctx: &Context) -> Request {
     }
 }
 
+/// Whether a read asks for the export form (`context=export`, docs/api.md, "The export
+/// form").
+pub(crate) fn export_form(ctx: &Context) -> bool {
+    ctx.params.str("context") == Some("export")
+}
+
 /// For callers who may not edit, any `status` other than `publish` — the empty value
 /// included — is a value they may not ask for, whatever its syntax (docs/api.md, "Roles and
 /// visibility").
