@@ -824,3 +824,76 @@ fn concurrent_writers_on_both_nodes_are_all_acknowledged_and_serialized() {
     stop(b);
     assert_eq!(export(&a_dir), export(&b_dir));
 }
+
+#[test]
+fn a_mirror_of_another_calendar_runs_into_the_cluster_while_its_nodes_serve() {
+    let pg = Postgres::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let source = Server::start_with_users(&[ADMIN]);
+    let root = format!("{}{NS}", source.base);
+    let mut ids = Vec::new();
+    for title in ["Harbour Concert", "Dune Walk", "Film Night"] {
+        let created = source.create(
+            &ADMIN,
+            &format!("{NS}/events"),
+            &event_body(title, json!({})),
+        );
+        ids.push(created["id"].as_u64().unwrap());
+    }
+    let a = node(&pg, &tmp.path().join("a"));
+    let mirror = || {
+        almanac([
+            "import",
+            "--from",
+            &root,
+            "--mirror",
+            "--retries",
+            "0",
+            "--cluster",
+            &pg.url(),
+        ])
+        .run()
+    };
+    let head = |out: &Output| {
+        assert_eq!(out.code, Some(0), "{}", out.describe());
+        let status = almanac(["cluster", "status", "--cluster", &pg.url()]).run();
+        status.stdout.lines().next().unwrap()["log head\t".len()..]
+            .parse::<u64>()
+            .unwrap()
+    };
+    let first = mirror();
+    assert_eq!(
+        first.stdout.trim(),
+        "added 3, updated 0, unchanged 0, trashed 0, refused 0",
+        "{}",
+        first.describe()
+    );
+    await_position(&a, head(&first));
+    let listed = a.get(&format!("{NS}/events?search=harbour")).json();
+    assert_eq!(listed["total"], 1, "{listed}");
+
+    // Trashed at the source: no longer listed there, 410 by ID, so trashed on the nodes.
+    let r = source
+        .req("DELETE", &format!("{NS}/events/{}", ids[0]))
+        .user(&ADMIN)
+        .send();
+    assert_eq!(r.status, 200, "{}", r.describe());
+    let second = mirror();
+    assert_eq!(
+        second.stdout.trim(),
+        "added 0, updated 0, unchanged 2, trashed 1, refused 0",
+        "{}",
+        second.describe()
+    );
+    await_position(&a, head(&second));
+    let listed = a.get(&format!("{NS}/events?search=harbour")).json();
+    assert_eq!(listed["total"], 0, "{listed}");
+    let gone = a.get(&format!("{NS}/events/{}", ids[0]));
+    assert_eq!(
+        gone.json()["code"],
+        "event-no-longer-available",
+        "{}",
+        gone.describe()
+    );
+    stop(a);
+}

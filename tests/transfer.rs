@@ -430,3 +430,158 @@ fn a_generated_calendar_exports_and_imports_from_standard_input_unchanged() {
         before[0].1
     );
 }
+
+/// `import --from` another almanac with an editor's credentials (docs/operations.md, "Moving
+/// in from WordPress"): the copy's export equals the source's.
+fn copy_from(source: &Server, into: &Path, extra: &[&str]) -> Output {
+    almanac([
+        "import",
+        "--from",
+        &format!("{}{NS}", source.base),
+        "--user",
+    ])
+    .arg(format!("{}:{}", ADMIN.name, ADMIN.password))
+    .args(["--retries", "0", "--data-dir"])
+    .arg(into.to_str().unwrap())
+    .args(extra)
+    .run()
+}
+
+fn exported(dir: &Path, tmp: &Path, name: &str) -> String {
+    let file = tmp.join(name);
+    let out = export(dir, &file);
+    assert_eq!(out.code, Some(0), "{}", out.describe());
+    std::fs::read_to_string(file).unwrap()
+}
+
+#[test]
+fn a_calendar_copied_over_http_exports_exactly_as_its_source_and_follows_its_changes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (source, copy) = (tmp.path().join("source"), tmp.path().join("copy"));
+    add_user(&source, &ADMIN);
+    let srv = serve(&source);
+    fill(&srv);
+    // The third language, an event hidden from listings, a category's child.
+    let fiesta = created(
+        &srv,
+        "events",
+        json!({"title": "Fiesta de Jazz", "start_date": "2027-04-10 22:00:00",
+               "end_date": "2027-04-11 02:00:00", "timezone": "Europe/Madrid",
+               "translation_language": "es", "hide_from_listings": true,
+               "description": "Con <em>invitados</em>.\n\nEntrada libre."}),
+    );
+    let musica = created(
+        &srv,
+        "categories",
+        json!({"name": "Música", "translation_language": "es"}),
+    );
+    created(
+        &srv,
+        "categories",
+        json!({"name": "Flamenco", "parent": musica["id"], "translation_language": "es"}),
+    );
+
+    let out = copy_from(&srv, &copy, &[]);
+    assert_eq!(out.code, Some(0), "{}", out.describe());
+    assert_eq!(
+        out.stdout.trim(),
+        "added 15, updated 0, unchanged 0, trashed 0, refused 0",
+        "{}",
+        out.describe()
+    );
+    let again = copy_from(&srv, &copy, &["--mirror"]);
+    assert_eq!(
+        again.stdout.trim(),
+        "added 0, updated 0, unchanged 15, trashed 0, refused 0",
+        "{}",
+        again.describe()
+    );
+    stop(srv);
+    assert_eq!(
+        exported(&copy, tmp.path(), "copy.jsonl"),
+        exported(&source, tmp.path(), "source.jsonl"),
+        "the copy exports as its source"
+    );
+
+    // Changes at the source: an update, a deleted tag (its event keeps its `modified`).
+    let srv = serve(&source);
+    let r = srv
+        .req(
+            "PATCH",
+            &format!("{NS}/events/{}?translation_language=es", fiesta["id"]),
+        )
+        .user(&ADMIN)
+        .json_body(&json!({"title": "Fiesta de Jazz y Blues"}))
+        .send();
+    assert_eq!(r.status, 200, "{}", r.describe());
+    let tags = srv
+        .get_as(&format!("{NS}/tags?hide_empty=false"), &ADMIN)
+        .json();
+    let tag = tags["tags"][0]["id"].as_u64().unwrap();
+    let r = srv
+        .req("DELETE", &format!("{NS}/tags/{tag}"))
+        .user(&ADMIN)
+        .send();
+    assert_eq!(r.status, 200, "{}", r.describe());
+    let mirrored = copy_from(&srv, &copy, &["--mirror"]);
+    assert_eq!(
+        mirrored.stdout.trim(),
+        "added 0, updated 1, unchanged 13, trashed 1, refused 0",
+        "{}",
+        mirrored.describe()
+    );
+    stop(srv);
+    assert_eq!(
+        exported(&copy, tmp.path(), "copy2.jsonl"),
+        exported(&source, tmp.path(), "source2.jsonl"),
+        "the copy follows its source"
+    );
+}
+
+#[test]
+fn without_credentials_a_copy_holds_what_the_public_sees() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (source, copy) = (tmp.path().join("source"), tmp.path().join("copy"));
+    add_user(&source, &ADMIN);
+    let srv = serve(&source);
+    fill(&srv);
+    let out = almanac([
+        "import",
+        "--from",
+        &format!("{}{NS}", srv.base),
+        "--retries",
+        "0",
+        "--data-dir",
+    ])
+    .arg(copy.to_str().unwrap())
+    .run();
+    // The protected event is listed without its content: refused rather than copied empty
+    // and unprotected, the rest loaded.
+    assert_eq!(out.code, Some(1), "{}", out.describe());
+    assert!(
+        out.stdout.trim().ends_with("refused 1"),
+        "{}",
+        out.describe()
+    );
+    assert!(
+        out.stderr.contains("password-protected"),
+        "{}",
+        out.describe()
+    );
+    stop(srv);
+    let copied = exported(&copy, tmp.path(), "copy.jsonl");
+    let statuses: Vec<String> = copied
+        .lines()
+        .filter_map(|l| {
+            let line: Value = serde_json::from_str(l).unwrap();
+            line["data"]["status"].as_str().map(str::to_string)
+        })
+        .collect();
+    assert!(
+        !statuses.is_empty() && statuses.iter().all(|s| s == "publish"),
+        "{statuses:?}"
+    );
+    for unseen in ["Draft Plans", "Cancelled Gig", "Members Evening"] {
+        assert!(!copied.contains(unseen), "{unseen}: {copied}");
+    }
+}

@@ -55,6 +55,8 @@ pub(crate) struct SourceError {
     /// The source's answer, when it answered: 404 or 401 on a single record means the record
     /// is not (or no longer) at the source for this reader.
     pub status: Option<u16>,
+    /// The parameters a 400 answer named as invalid (`data.params`).
+    pub invalid_params: Vec<String>,
 }
 
 /// A list page: its records, and the totals the source announced.
@@ -91,6 +93,7 @@ impl Source {
                 url: root.to_string(),
                 message: "not an http:// or https:// URL".into(),
                 status: None,
+                invalid_params: Vec::new(),
             })?;
         let origin = root.origin();
         // Redirects are followed only within the site: nothing is ever asked of another host.
@@ -111,6 +114,7 @@ impl Source {
                 url: root.to_string(),
                 message: format!("cannot set up an HTTP client: {e}"),
                 status: None,
+                invalid_params: Vec::new(),
             })?;
         let mut source = Source {
             client,
@@ -131,6 +135,7 @@ impl Source {
                  \"tribe/events/v1\" or \"cal/events/v1\")"
             ),
             status: None,
+            invalid_params: Vec::new(),
         })?;
         Ok(source)
     }
@@ -189,6 +194,7 @@ impl Source {
                         format!("cannot reach the source: {e}")
                     },
                     status: None,
+                    invalid_params: Vec::new(),
                 },
             };
             if tries_left == 0 {
@@ -215,11 +221,13 @@ impl Source {
             url: url.to_string(),
             message: format!("the answer was cut short: {e}"),
             status: None,
+            invalid_params: Vec::new(),
         })?;
         let body = serde_json::from_slice(&bytes).map_err(|e| SourceError {
             url: url.to_string(),
             message: format!("the answer is not JSON: {e}"),
             status: None,
+            invalid_params: Vec::new(),
         })?;
         Ok(Page {
             body,
@@ -241,11 +249,15 @@ fn retry_after(response: &Response) -> Option<Duration> {
 
 /// A failure answer, with what the source said about it.
 fn refusal(url: &Url, status: StatusCode, response: Response) -> SourceError {
-    let said = response.json::<Value>().ok().and_then(|body| {
-        body.get("message")
-            .and_then(Value::as_str)
-            .map(str::to_string)
-    });
+    let body = response.json::<Value>().ok();
+    let said = body
+        .as_ref()
+        .and_then(|b| b.get("message").and_then(Value::as_str).map(str::to_string));
+    let invalid_params = body
+        .as_ref()
+        .and_then(|b| b.pointer("/data/params").and_then(Value::as_object))
+        .map(|params| params.keys().cloned().collect())
+        .unwrap_or_default();
     let hint = match status.as_u16() {
         401 => " (the source wants credentials: --user NAME:APPLICATION-PASSWORD)",
         403 => " (the user may not read this)",
@@ -260,5 +272,6 @@ fn refusal(url: &Url, status: StatusCode, response: Response) -> SourceError {
             None => format!("{status}{hint}"),
         },
         status: Some(status.as_u16()),
+        invalid_params,
     }
 }
