@@ -314,7 +314,7 @@ impl Copier<'_> {
                 .url(&format!("{}/{id}", collection(kind)), &query);
             match self.source.get(url) {
                 Ok(page) => self.load(kind, vec![page.body])?,
-                Err(e) if no_such_record(&e) => gone.push((kind, id)),
+                Err(e) if e.record_gone() => gone.push((kind, id)),
                 Err(e) => return Err(e.into()),
             }
         }
@@ -357,17 +357,6 @@ impl Copier<'_> {
             })?;
         }
         Ok(missing)
-    }
-}
-
-/// Whether the answer to a GET by ID says the record is not there for this reader: 404 or
-/// 410, 401 or 403 (no longer visible to it), or a 400 that names the ID itself as invalid
-/// (how term and venue routes answer an unknown ID). Any other failure stops the mirror.
-fn no_such_record(e: &SourceError) -> bool {
-    match e.status {
-        Some(401 | 403 | 404 | 410) => true,
-        Some(400) => e.invalid_params.iter().any(|p| p == "id"),
-        _ => false,
     }
 }
 

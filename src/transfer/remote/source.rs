@@ -55,8 +55,19 @@ pub(crate) struct SourceError {
     /// The source's answer, when it answered: 404 or 401 on a single record means the record
     /// is not (or no longer) at the source for this reader.
     pub status: Option<u16>,
-    /// The parameters a 400 answer named as invalid (`data.params`).
-    pub invalid_params: Vec<String>,
+    /// The source refused the ID in the URL as naming none of its records of that kind: The
+    /// Events Calendar (and almanac, which answers as it does) says so about an unknown venue,
+    /// organizer or term with `400 rest_invalid_param` on `id`, and about an ID that is not an
+    /// event's with `400 rest-invalid-event-id`.
+    pub unknown_id: bool,
+}
+
+impl SourceError {
+    /// Whether a single record's answer means the record is not at the source (for this
+    /// reader).
+    pub(crate) fn record_gone(&self) -> bool {
+        matches!(self.status, Some(401 | 403 | 404 | 410)) || self.unknown_id
+    }
 }
 
 /// A list page: its records, and the totals the source announced.
@@ -93,7 +104,7 @@ impl Source {
                 url: root.to_string(),
                 message: "not an http:// or https:// URL".into(),
                 status: None,
-                invalid_params: Vec::new(),
+                unknown_id: false,
             })?;
         let origin = root.origin();
         // Redirects are followed only within the site: nothing is ever asked of another host.
@@ -114,7 +125,7 @@ impl Source {
                 url: root.to_string(),
                 message: format!("cannot set up an HTTP client: {e}"),
                 status: None,
-                invalid_params: Vec::new(),
+                unknown_id: false,
             })?;
         let mut source = Source {
             client,
@@ -135,7 +146,7 @@ impl Source {
                  \"tribe/events/v1\" or \"cal/events/v1\")"
             ),
             status: None,
-            invalid_params: Vec::new(),
+            unknown_id: false,
         })?;
         Ok(source)
     }
@@ -194,7 +205,7 @@ impl Source {
                         format!("cannot reach the source: {e}")
                     },
                     status: None,
-                    invalid_params: Vec::new(),
+                    unknown_id: false,
                 },
             };
             if tries_left == 0 {
@@ -221,13 +232,13 @@ impl Source {
             url: url.to_string(),
             message: format!("the answer was cut short: {e}"),
             status: None,
-            invalid_params: Vec::new(),
+            unknown_id: false,
         })?;
         let body = serde_json::from_slice(&bytes).map_err(|e| SourceError {
             url: url.to_string(),
             message: format!("the answer is not JSON: {e}"),
             status: None,
-            invalid_params: Vec::new(),
+            unknown_id: false,
         })?;
         Ok(Page {
             body,
@@ -250,14 +261,24 @@ fn retry_after(response: &Response) -> Option<Duration> {
 /// A failure answer, with what the source said about it.
 fn refusal(url: &Url, status: StatusCode, response: Response) -> SourceError {
     let body = response.json::<Value>().ok();
-    let said = body
+    let said = body.as_ref().and_then(|body| {
+        body.get("message")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    });
+    let code = body
         .as_ref()
-        .and_then(|b| b.get("message").and_then(Value::as_str).map(str::to_string));
-    let invalid_params = body
-        .as_ref()
-        .and_then(|b| b.pointer("/data/params").and_then(Value::as_object))
-        .map(|params| params.keys().cloned().collect())
-        .unwrap_or_default();
+        .and_then(|b| b.get("code"))
+        .and_then(Value::as_str);
+    let unknown_id = status == StatusCode::BAD_REQUEST
+        && match code {
+            Some("rest-invalid-event-id") => true,
+            Some("rest_invalid_param") => body
+                .as_ref()
+                .and_then(|b| b.pointer("/data/params/id"))
+                .is_some(),
+            _ => false,
+        };
     let hint = match status.as_u16() {
         401 => " (the source wants credentials: --user NAME:APPLICATION-PASSWORD)",
         403 => " (the user may not read this)",
@@ -272,6 +293,6 @@ fn refusal(url: &Url, status: StatusCode, response: Response) -> SourceError {
             None => format!("{status}{hint}"),
         },
         status: Some(status.as_u16()),
-        invalid_params,
+        unknown_id,
     }
 }
