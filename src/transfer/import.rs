@@ -50,6 +50,11 @@ pub(crate) struct LoadRules {
     /// without unfiltered_html (docs/api.md, "Text fields and HTML"): another site's HTML is
     /// not trusted.
     pub clean_html: bool,
+    /// The records come from WordPress, which shows a record never published (a draft, a
+    /// pending record) with `0000-00-00 00:00:00` as its UTC dates and an empty slug: such a
+    /// record takes its local dates as its UTC ones (almanac's site zone is UTC) and a slug
+    /// made from its title.
+    pub wordpress: bool,
 }
 
 impl LoadRules {
@@ -59,6 +64,7 @@ impl LoadRules {
             replace: false,
             default_language: None,
             clean_html: false,
+            wordpress: false,
         }
     }
 }
@@ -268,7 +274,7 @@ macro_rules! line_fields {
 
 line_fields!(
     values: [
-        id, language, status, slug, translations, author, date, date_utc, modified_utc,
+        id, language, status, slug, translations, author, date, date_utc, modified, modified_utc,
         title, name, description, excerpt, image, parent,
         address, city, country, province, state, stateprovince, zip, phone, email, website,
         url, show_map, show_map_link, geo_lat, geo_lng,
@@ -480,6 +486,15 @@ impl Fields<'_> {
             .ok_or_else(|| Self::refuse(key, "must be `YYYY-MM-DD HH:MM:SS`"))
     }
 
+    /// A UTC date; from WordPress, the local one (`local`) where it shows the UTC date of a
+    /// record never published as zero.
+    fn utc_date(&self, key: DataKey, local: DataKey) -> Result<NaiveDateTime, String> {
+        match self.get(key).and_then(Value::as_str) {
+            Some(WORDPRESS_ZERO_DATE) if self.rules.wordpress => self.date(local),
+            _ => self.date(key),
+        }
+    }
+
     fn language(&self) -> Result<Language, String> {
         match self.get(DataKey::language) {
             None if self.rules.default_language.is_some() => {
@@ -548,6 +563,9 @@ impl Fields<'_> {
         }
     }
 }
+
+/// The date WordPress shows as the UTC date of a record never published.
+const WORDPRESS_ZERO_DATE: &str = "0000-00-00 00:00:00";
 
 fn id_value(v: &Value) -> Option<u64> {
     match v {
@@ -813,7 +831,7 @@ fn post_line(
     name_key: DataKey,
 ) -> RecordResult<Option<PostLine>> {
     let id = data.id(DataKey::id)?;
-    let modified_utc = data.date(DataKey::modified_utc)?;
+    let modified_utc = data.utc_date(DataKey::modified_utc, DataKey::modified)?;
     let replaced = replaced_post(tx, kind, id, data.rules)?;
     if replaced
         .as_ref()
@@ -827,13 +845,17 @@ fn post_line(
         .and_then(Value::as_str)
         .and_then(Status::parse)
         .ok_or("`status` must be a post status")?;
-    let slug = data.slug()?;
     let title = data.text(name_key)?;
     if kind != Kind::Event && title.trim().is_empty() {
         return Err(format!("`{}` is required", name_key.as_str()).into());
     }
+    let slug = if data.rules.wordpress && data.text(DataKey::slug)?.is_empty() {
+        unpublished_slug(tx, kind, language, &title, id)?
+    } else {
+        data.slug()?
+    };
     let date = data.date(DataKey::date)?;
-    let date_utc = data.date(DataKey::date_utc)?;
+    let date_utc = data.utc_date(DataKey::date_utc, DataKey::date)?;
     check_slug(tx, kind, language, &slug, id)?;
     let members = data.translations(id, language)?;
     let group = group_of(&members);
@@ -864,6 +886,30 @@ fn post_line(
         image: image_ref(tx, data)?,
         replaced,
     }))
+}
+
+/// The slug of a record WordPress shows without one (never published): its title's, or its
+/// ID's, made unique as the API makes a new record's.
+fn unpublished_slug(
+    tx: &WriteTx,
+    kind: Kind,
+    language: Language,
+    title: &str,
+    id: u64,
+) -> RecordResult<String> {
+    let mut failure = None;
+    let candidate = slug::or_id(slug::sanitize(title), id);
+    let chosen = slug::make_unique(&candidate, |s| match tx.slug_owner(kind, language, s) {
+        Ok(owner) => owner.is_some_and(|o| o != id),
+        Err(e) => {
+            failure.get_or_insert(e);
+            false
+        }
+    });
+    match failure {
+        Some(e) => Err(e.into()),
+        None => Ok(chosen),
+    }
 }
 
 /// Writes a validated post record.

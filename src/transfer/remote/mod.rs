@@ -122,6 +122,7 @@ pub(crate) fn pull(
             replace: true,
             default_language: (source.flavour == Flavour::EventsCalendar).then(|| languages[0]),
             clean_html: true,
+            wordpress: source.flavour == Flavour::EventsCalendar,
         },
         known: KnownLanguages::default(),
         seen: HashSet::new(),
