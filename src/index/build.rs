@@ -32,7 +32,9 @@ impl Live {
         std::fs::create_dir_all(dir)?;
         let directory =
             directory::IndexDirectory::open(dir).map_err(tantivy::TantivyError::from)?;
-        let index = open_in(directory, parsed)?;
+        let index = open_in(directory.clone(), parsed)?;
+        // From here on files are written without being synced.
+        directory::unmark_clean(dir)?;
         // A commit cut short (the process killed between writing a segment's files and
         // publishing them in meta.json) leaves orphan files behind, and the catch-up commit
         // can want one of the same names: tantivy then refuses to overwrite, e.g.
@@ -51,6 +53,7 @@ impl Live {
         // Drops the files just removed from tantivy's list of managed files.
         writer.garbage_collect_files().wait()?;
         Ok(Live {
+            directory,
             reader,
             writer: Mutex::new(writer),
             view: RwLock::new(None),
@@ -86,6 +89,18 @@ fn open_in(
 }
 
 impl SearchIndex {
+    /// Makes every index file written so far durable: the outbox entries the index has
+    /// applied may be pruned after it (see `directory`).
+    pub(crate) fn checkpoint(&self) -> IndexResult<()> {
+        Ok(self.live().directory.sync()?)
+    }
+
+    /// Ends a run: a checkpoint, then the mark that spares the next start its checks.
+    pub(crate) fn close(&self) -> IndexResult<()> {
+        self.checkpoint()?;
+        Ok(directory::mark_clean(&self.dir)?)
+    }
+
     /// Opens the index in `dir` and brings it up to date with the store: rebuilt from scratch
     /// when missing, unreadable or of another schema version, else caught up from the outbox.
     pub fn open(dir: &Path, store: &Store) -> IndexResult<SearchIndex> {
@@ -94,6 +109,21 @@ impl SearchIndex {
             Some(p) => p.schema == parsed.version,
             None => false,
         };
+        // After a run that did not end with a checkpoint (a crash, a power loss), files the
+        // index references may be missing or damaged: check them before trusting it.
+        let clean = directory::is_clean(dir);
+        let usable = usable
+            && (clean
+                || match Index::open_in_dir(dir)
+                    .map_err(|e| e.to_string())
+                    .and_then(|i| directory::verify(&i))
+                {
+                    Ok(()) => true,
+                    Err(e) => {
+                        tracing::warn!(error = %e, "search index damaged; rebuilding it");
+                        false
+                    }
+                });
         if !usable {
             tracing::info!(dir = %dir.display(), "building the search index from the store");
             Self::rebuild(dir, store, |_| {})?;
@@ -121,6 +151,7 @@ impl SearchIndex {
                 entries = last - applied,
                 "caught the search index up with the store"
             );
+            search.checkpoint()?;
             store.prune_outbox(last)?;
         }
         Ok(search)
@@ -200,6 +231,8 @@ impl SearchIndex {
         );
         prepared.commit()?;
         writer.wait_merging_threads()?;
+        // tantivy's own directory synced every file it wrote.
+        directory::mark_clean(building)?;
         Ok((summary, head))
     }
 
@@ -222,6 +255,8 @@ impl SearchIndex {
         {
             let fresh = Live::open(&building, &parsed)?;
             self.apply_to(&fresh, store, head)?;
+            // Its files are about to be renamed away from the list that tracks them.
+            fresh.directory.sync()?;
         }
         let old = self.live();
         swap_in(&building, &self.dir)?;

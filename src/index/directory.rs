@@ -1,35 +1,44 @@
-//! The serving index's directory: tantivy's memory-mapped directory, except that its list of
-//! managed files is replaced without an fsync.
+//! The serving index's directory: tantivy's memory-mapped directory, except that nothing it
+//! writes is synced when written. The index is derived state: redb holds the truth, and the
+//! outbox keeps every entry until a checkpoint has made the index files that applied it
+//! durable (docs/architecture.md, "Consistency"). So an index commit costs no fsync: the
+//! files written since the last checkpoint are synced together by [`IndexDirectory::sync`],
+//! once a second or so, and the outbox is pruned after it.
 //!
-//! tantivy rewrites that list (`.managed.json`, the files its garbage collection may delete)
-//! before creating each new file, and synced every rewrite: six of the twenty or so fsyncs of a
-//! create's one-document segment. Segment files and `meta.json` stay synced as before, so a
-//! commit is as durable as it was. A list that a power loss takes back to an older version
-//! only misses files of commits that never completed; [`remove_unlisted`] deletes those at
-//! start, from what `meta.json` references, so they can neither pile up nor collide with
-//! the names of later commits.
+//! What a power loss can take is therefore bounded by the outbox, and detected at start: a
+//! directory whose last run did not end with a checkpoint (no [`CLEAN_MARK`]) has its segment
+//! files' checksums verified before it is used ([`verify`]); a damaged or missing file makes
+//! the server rebuild the index from the store, and an intact but older index catches up from
+//! the outbox. A list of managed files that a power loss took back to an older version only
+//! misses files of commits that never completed; [`remove_unlisted`] deletes those at start,
+//! from what `meta.json` references, so they can neither pile up nor collide with the names of
+//! later commits.
 
-use std::collections::HashMap;
-use std::fs::{self, File};
-use std::io::{self, Write};
+use std::collections::{HashMap, HashSet};
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use tantivy::directory::error::{
     DeleteError, LockError, OpenDirectoryError, OpenReadError, OpenWriteError,
 };
 use tantivy::directory::{
-    Directory, DirectoryLock, FileHandle, Lock, MmapDirectory, WatchCallback, WatchHandle, WritePtr,
+    AntiCallToken, Directory, DirectoryLock, FileHandle, Lock, MmapDirectory, TerminatingWrite,
+    WatchCallback, WatchHandle, WritePtr,
 };
 use tantivy::index::SegmentComponent;
 use tantivy::Index;
 
-/// tantivy's list of the files it manages, in the index directory.
-const MANAGED_LIST: &str = ".managed.json";
+/// Present in an index directory whose every file is durable: written after a build and
+/// after the checkpoint that ends a run, removed (durably) when the directory is opened.
+const CLEAN_MARK: &str = ".clean";
 
 #[derive(Clone, Debug)]
 pub(crate) struct IndexDirectory {
     inner: MmapDirectory,
     root: PathBuf,
+    /// Files written since the last [`IndexDirectory::sync`].
+    unsynced: Arc<Mutex<HashSet<PathBuf>>>,
 }
 
 impl IndexDirectory {
@@ -37,7 +46,50 @@ impl IndexDirectory {
         Ok(IndexDirectory {
             inner: MmapDirectory::open(root)?,
             root: root.to_path_buf(),
+            unsynced: Arc::default(),
         })
+    }
+
+    /// Makes every file written so far durable, and the directory entries naming them.
+    pub(crate) fn sync(&self) -> io::Result<()> {
+        let written: Vec<PathBuf> = std::mem::take(&mut *self.unsynced.lock().expect("sync list"))
+            .into_iter()
+            .collect();
+        for path in &written {
+            match File::open(self.root.join(path)) {
+                Ok(file) => file.sync_data()?,
+                // Replaced or merged away since: nothing of it is needed.
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(e) => return Err(e),
+            }
+        }
+        File::open(&self.root)?.sync_all()
+    }
+
+    fn written(&self, path: &Path) {
+        self.unsynced
+            .lock()
+            .expect("sync list")
+            .insert(path.to_path_buf());
+    }
+}
+
+/// A new file, flushed but not synced when complete (see the module docs).
+struct UnsyncedFile(File);
+
+impl Write for UnsyncedFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush()
+    }
+}
+
+impl TerminatingWrite for UnsyncedFile {
+    fn terminate_ref(&mut self, _: AntiCallToken) -> io::Result<()> {
+        self.0.flush()
     }
 }
 
@@ -55,7 +107,19 @@ impl Directory for IndexDirectory {
     }
 
     fn open_write(&self, path: &Path) -> Result<WritePtr, OpenWriteError> {
-        self.inner.open_write(path)
+        let file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(self.root.join(path))
+            .map_err(|e| {
+                if e.kind() == io::ErrorKind::AlreadyExists {
+                    OpenWriteError::FileAlreadyExists(path.to_path_buf())
+                } else {
+                    OpenWriteError::wrap_io_error(e, path.to_path_buf())
+                }
+            })?;
+        self.written(path);
+        Ok(BufWriter::new(Box::new(UnsyncedFile(file))))
     }
 
     fn atomic_read(&self, path: &Path) -> Result<Vec<u8>, OpenReadError> {
@@ -63,20 +127,22 @@ impl Directory for IndexDirectory {
     }
 
     fn atomic_write(&self, path: &Path, data: &[u8]) -> io::Result<()> {
-        if path != Path::new(MANAGED_LIST) {
-            return self.inner.atomic_write(path, data);
-        }
-        // Written aside and renamed over: readers see the old list or the new one.
+        // Written aside and renamed over: readers see the old content or the new one.
         let target = self.root.join(path);
-        let aside = self.root.join(".managed.json.next");
+        let mut aside_name = path.as_os_str().to_owned();
+        aside_name.push(".next");
+        let aside = self.root.join(aside_name);
         let mut file = File::create(&aside)?;
         file.write_all(data)?;
         file.flush()?;
-        fs::rename(&aside, &target)
+        fs::rename(&aside, &target)?;
+        self.written(path);
+        Ok(())
     }
 
     fn sync_directory(&self) -> io::Result<()> {
-        self.inner.sync_directory()
+        // Deferred to the next checkpoint (module docs).
+        Ok(())
     }
 
     fn acquire_lock(&self, lock: &Lock) -> Result<DirectoryLock, LockError> {
@@ -86,6 +152,47 @@ impl Directory for IndexDirectory {
     fn watch(&self, callback: WatchCallback) -> tantivy::Result<WatchHandle> {
         self.inner.watch(callback)
     }
+}
+
+/// Records that every file in `dir` is durable (after a build or a final checkpoint).
+pub(crate) fn mark_clean(dir: &Path) -> io::Result<()> {
+    File::create(dir.join(CLEAN_MARK))?.sync_all()?;
+    File::open(dir)?.sync_all()
+}
+
+/// Whether the last run on `dir` ended with every file durable.
+pub(crate) fn is_clean(dir: &Path) -> bool {
+    dir.join(CLEAN_MARK).exists()
+}
+
+/// Removes the mark (durably) before files are written without being synced.
+pub(crate) fn unmark_clean(dir: &Path) -> io::Result<()> {
+    match fs::remove_file(dir.join(CLEAN_MARK)) {
+        Ok(()) => File::open(dir)?.sync_all(),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+/// Checks that every file the last commit of `index` references is present and intact (its
+/// footer's checksum), as it must be after a power loss before the index is trusted.
+pub(crate) fn verify(index: &Index) -> Result<(), String> {
+    let metas = index.load_metas().map_err(|e| e.to_string())?;
+    let directory = index.directory();
+    for path in metas.list_segment_files() {
+        // The candidate list includes components a segment may not have (no deletes); one
+        // it needs and lacks fails when the reader opens.
+        if !directory.exists(&path).map_err(|e| e.to_string())? {
+            continue;
+        }
+        if !directory
+            .validate_checksum(&path)
+            .map_err(|e| e.to_string())?
+        {
+            return Err(format!("{} fails its checksum", path.display()));
+        }
+    }
+    Ok(())
 }
 
 /// Deletes the segment files in `dir` that the last commit of `index` does not reference

@@ -4,6 +4,10 @@
 //! index has applied it. Writes arriving while a batch is applied form the next batch (group
 //! commit: many writes share one index commit). A crash between the store commit and the index
 //! commit leaves the entries in the outbox, and the next start applies them before serving.
+//!
+//! Index commits are not synced (see `directory`): the outbox keeps what they applied until a
+//! checkpoint, at most every [`CHECKPOINT_INTERVAL`] or [`CHECKPOINT_ENTRIES`], has made
+//! their files durable; the indexer's last act is a checkpoint.
 
 use super::SearchIndex;
 use crate::store::Store;
@@ -16,6 +20,11 @@ use std::time::{Duration, Instant};
 /// the wait, most commits of a few concurrent writers carry one or two events. A lone writer
 /// never waits: nothing else is in progress when it asks.
 const GATHER_WAIT: Duration = Duration::from_millis(3);
+
+/// How often index files are synced and the outbox pruned while writes go on: what a power
+/// loss can make the next start re-apply (or, when it damaged a file, rebuild).
+const CHECKPOINT_INTERVAL: Duration = Duration::from_secs(1);
+const CHECKPOINT_ENTRIES: u64 = 1000;
 
 #[derive(Default)]
 struct Progress {
@@ -126,7 +135,37 @@ fn wait_for(shared: &Shared, seq: u64) {
     }
 }
 
+/// The last checkpoint: when, and the outbox entry it pruned through.
+struct Checkpoint {
+    at: Instant,
+    seq: u64,
+}
+
+impl Checkpoint {
+    fn due(&self, applied: u64) -> bool {
+        self.at.elapsed() >= CHECKPOINT_INTERVAL
+            || applied - self.seq.min(applied) >= CHECKPOINT_ENTRIES
+    }
+
+    /// Syncs the index files written so far, then drops the outbox entries they applied.
+    fn take(&mut self, store: &Store, index: &SearchIndex, applied: u64) -> super::IndexResult<()> {
+        if index.may_prune_outbox() {
+            index.checkpoint()?;
+            store.prune_outbox(applied)?;
+        }
+        *self = Checkpoint {
+            at: Instant::now(),
+            seq: applied,
+        };
+        Ok(())
+    }
+}
+
 fn run(shared: &Shared, store: &Store, index: &SearchIndex, gather: bool) {
+    let mut checkpoint = Checkpoint {
+        at: Instant::now(),
+        seq: index.applied_seq(),
+    };
     loop {
         let applied = {
             let mut p = shared.progress.lock().expect("indexer lock");
@@ -134,6 +173,8 @@ fn run(shared: &Shared, store: &Store, index: &SearchIndex, gather: bool) {
                 p = shared.requested.wait(p).expect("indexer lock");
             }
             if p.stopping && p.requested <= p.applied {
+                drop(p);
+                close(store, index, &mut checkpoint);
                 return;
             }
             // Group commit: let the writes already under way join this index commit (each
@@ -152,8 +193,14 @@ fn run(shared: &Shared, store: &Store, index: &SearchIndex, gather: bool) {
             }
             p.applied
         };
-        match apply_pending(store, index, applied) {
+        match index.apply_after(store, applied) {
             Ok(Some(last)) => {
+                if checkpoint.due(last) {
+                    if let Err(e) = checkpoint.take(store, index, last) {
+                        // The outbox keeps the entries; the next checkpoint tries again.
+                        tracing::error!(error = %e, "index checkpoint failed");
+                    }
+                }
                 let mut p = shared.progress.lock().expect("indexer lock");
                 p.applied = p.applied.max(last);
                 shared.applied.notify_all();
@@ -174,17 +221,18 @@ fn run(shared: &Shared, store: &Store, index: &SearchIndex, gather: bool) {
     }
 }
 
-/// Applies every outbox entry after `applied`; returns the new last sequence number.
-fn apply_pending(
-    store: &Store,
-    index: &SearchIndex,
-    applied: u64,
-) -> super::IndexResult<Option<u64>> {
-    let Some(last) = index.apply_after(store, applied)? else {
-        return Ok(None);
-    };
-    if index.may_prune_outbox() {
-        store.prune_outbox(last)?;
+/// The indexer's last act: everything it applied made durable, the outbox pruned, and the
+/// directory marked clean, so that the next start need not check its files.
+fn close(store: &Store, index: &SearchIndex, checkpoint: &mut Checkpoint) {
+    let applied = index.applied_seq();
+    let closed = checkpoint.take(store, index, applied).and_then(|()| {
+        if index.may_prune_outbox() {
+            index.close()
+        } else {
+            Ok(())
+        }
+    });
+    if let Err(e) = closed {
+        tracing::error!(error = %e, "closing the search index failed; the next start checks it");
     }
-    Ok(Some(last))
 }

@@ -76,8 +76,9 @@ pub struct SearchIndex {
     schema_version: u32,
 }
 
-/// One open tantivy index: its reader and its single writer.
+/// One open tantivy index: its directory, its reader and its single writer.
 struct Live {
+    directory: directory::IndexDirectory,
     reader: IndexReader,
     writer: Mutex<IndexWriter>,
     /// The last commit together with the store snapshot it was built from.
