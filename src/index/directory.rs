@@ -9,10 +9,13 @@
 //! directory whose last run did not end with a checkpoint (no [`CLEAN_MARK`]) has its segment
 //! files' checksums verified before it is used ([`verify`]); a damaged or missing file makes
 //! the server rebuild the index from the store, and an intact but older index catches up from
-//! the outbox. A list of managed files that a power loss took back to an older version only
-//! misses files of commits that never completed; [`remove_unlisted`] deletes those at start,
-//! from what `meta.json` references, so they can neither pile up nor collide with the names of
-//! later commits.
+//! the outbox.
+//!
+//! tantivy's list of the files it manages (may delete once unused) is kept in memory and never
+//! written: tantivy rewrote it before creating each new file, a file and a rename each time,
+//! a dozen per commit. When the directory is opened the list is every segment file present;
+//! [`remove_unlisted`] then deletes those that `meta.json` does not reference (files of a
+//! commit cut short), so they can neither pile up nor collide with the names of later commits.
 
 use std::collections::{HashMap, HashSet};
 use std::fs::{self, File, OpenOptions};
@@ -29,6 +32,9 @@ use tantivy::directory::{
 use tantivy::index::SegmentComponent;
 use tantivy::Index;
 
+/// tantivy's list of the files it manages, in the index directory.
+const MANAGED_LIST: &str = ".managed.json";
+
 /// Present in an index directory whose every file is durable: written after a build and
 /// after the checkpoint that ends a run, removed (durably) when the directory is opened.
 const CLEAN_MARK: &str = ".clean";
@@ -39,6 +45,8 @@ pub(crate) struct IndexDirectory {
     root: PathBuf,
     /// Files written since the last [`IndexDirectory::sync`].
     unsynced: Arc<Mutex<HashSet<PathBuf>>>,
+    /// tantivy's managed-file list as it last wrote it (module docs).
+    managed: Arc<Mutex<Option<Vec<u8>>>>,
 }
 
 impl IndexDirectory {
@@ -47,7 +55,20 @@ impl IndexDirectory {
             inner: MmapDirectory::open(root)?,
             root: root.to_path_buf(),
             unsynced: Arc::default(),
+            managed: Arc::default(),
         })
+    }
+
+    /// The managed-file list of a directory just opened: every segment file in it.
+    fn files_present(&self) -> io::Result<Vec<u8>> {
+        let mut files = Vec::new();
+        for entry in fs::read_dir(&self.root)? {
+            let name = entry?.file_name().to_string_lossy().into_owned();
+            if !(name.starts_with('.') || name == "meta.json" || name.ends_with(".next")) {
+                files.push(name);
+            }
+        }
+        Ok(serde_json::to_vec(&files).expect("file names serialize"))
     }
 
     /// Makes every file written so far durable, and the directory entries naming them.
@@ -123,10 +144,24 @@ impl Directory for IndexDirectory {
     }
 
     fn atomic_read(&self, path: &Path) -> Result<Vec<u8>, OpenReadError> {
-        self.inner.atomic_read(path)
+        if path != Path::new(MANAGED_LIST) {
+            return self.inner.atomic_read(path);
+        }
+        let mut managed = self.managed.lock().expect("managed list");
+        if managed.is_none() {
+            *managed = Some(
+                self.files_present()
+                    .map_err(|e| OpenReadError::wrap_io_error(e, path.to_path_buf()))?,
+            );
+        }
+        Ok(managed.clone().expect("set above"))
     }
 
     fn atomic_write(&self, path: &Path, data: &[u8]) -> io::Result<()> {
+        if path == Path::new(MANAGED_LIST) {
+            *self.managed.lock().expect("managed list") = Some(data.to_vec());
+            return Ok(());
+        }
         // Written aside and renamed over: readers see the old content or the new one.
         let target = self.root.join(path);
         let mut aside_name = path.as_os_str().to_owned();
