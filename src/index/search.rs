@@ -216,25 +216,40 @@ impl SearchIndex {
         };
         let any_scheduled = self.any_scheduled();
         let keep = !any_scheduled;
-        let mut kept = live.term_counts.lock().expect("term count lock");
         let generation = searcher.generation().generation_id();
-        if kept.generation != generation {
-            kept.generation = generation;
-            kept.counts.clear();
-        }
         let mut counts = HashMap::with_capacity(ids.len());
-        for id in ids {
-            if let Some(count) = kept.counts.get(&(kind, *id)).filter(|_| keep) {
-                counts.insert(*id, *count);
-                continue;
+        let mut missing = Vec::new();
+        {
+            let mut kept = live.term_counts.lock().expect("term count lock");
+            if kept.generation != generation {
+                kept.generation = generation;
+                kept.counts.clear();
             }
-            let query = planner::published_events_with(&self.fields, key, *id, now, any_scheduled)
+            for id in ids {
+                match kept.counts.get(&(kind, *id)).filter(|_| keep) {
+                    Some(count) => {
+                        counts.insert(*id, *count);
+                    }
+                    None => missing.push(*id),
+                }
+            }
+        }
+        // Counted without the lock: concurrent lists after a commit count side by side
+        // instead of one after another.
+        let mut counted = Vec::with_capacity(missing.len());
+        for id in missing {
+            let query = planner::published_events_with(&self.fields, key, id, now, any_scheduled)
                 .into_query(&live.filter_cache);
             let count = searcher.search(&query, &Count)? as u64;
-            if keep {
-                kept.counts.insert((kind, *id), count);
+            counts.insert(id, count);
+            counted.push((id, count));
+        }
+        if keep && !counted.is_empty() {
+            let mut kept = live.term_counts.lock().expect("term count lock");
+            if kept.generation == generation {
+                kept.counts
+                    .extend(counted.into_iter().map(|(id, count)| ((kind, id), count)));
             }
-            counts.insert(*id, count);
         }
         Ok(counts)
     }
