@@ -2,21 +2,24 @@
 //!
 //! An event's representation embeds its venue, organizers, terms (with their event counts),
 //! image and visible translations: a dozen store reads and a few kilobytes of JSON, which is
-//! most of what a list request costs. It is a function of the store and index state, the
-//! clock, the caller, the language path segment, whether the event is shown masked and whether
-//! it is in the export form (`context=export`). The store's version (bumped by every commit and
-//! again once the index holds it) and the current second name the first two, the rest is the
-//! key; the cache keeps one generation and starts over when the version or the second moves on.
-//! Representations are built with the clock truncated to the second, so a cached one is exactly
-//! what building it again would give.
+//! most of what a list request costs. It is a function of the records it embeds, their
+//! translation groups, the terms' counts, the clock, the caller, the language path segment,
+//! whether the event is shown masked and whether it is in the export form
+//! (`context=export`). The last five are the key. The clock is the current second:
+//! representations are built with the clock truncated to it, and an entry serves only within
+//! it. The rest are the entry's dependencies (`service::events::Dependency`), with the outbox
+//! position of the view the entry was built from: the entry serves while none of them changed
+//! after that position, so that writes to other records (an editor at work, an import) leave
+//! the cached representations of the rest of the calendar in place.
 
 use crate::auth::Caller;
 use crate::model::{Kind, Language};
+use crate::service::events::Dependency;
 use chrono::{NaiveDateTime, Timelike};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-/// Entries kept per generation at most (a few kilobytes each: about 20 MB).
+/// Entries kept at most (a few kilobytes each: about 20 MB); the cache starts over when full.
 const MAX_ENTRIES: usize = 5_000;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -30,19 +33,15 @@ pub(crate) struct RepresentationKey {
     pub segment: Option<Language>,
 }
 
-/// The state a representation was derived from: store version and clock second.
+/// The clock second a request's representations are built at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) struct Generation {
-    version: u64,
     second: i64,
 }
 
 impl Generation {
-    /// Reads the version first: what is derived afterwards is at least that current.
-    pub(crate) fn now(store: &crate::store::Store) -> Generation {
-        let version = store.version();
+    pub(crate) fn now() -> Generation {
         Generation {
-            version,
             second: chrono::Utc::now().timestamp(),
         }
     }
@@ -57,6 +56,15 @@ impl Generation {
     }
 }
 
+/// A cached representation and what it was derived from.
+#[derive(Clone)]
+pub(crate) struct Cached {
+    pub item: Arc<str>,
+    /// The outbox position of the view it was built from.
+    pub head: u64,
+    pub dependencies: Arc<[Dependency]>,
+}
+
 #[derive(Default)]
 pub struct RepresentationCache {
     current: Mutex<Entries>,
@@ -65,11 +73,13 @@ pub struct RepresentationCache {
 #[derive(Default)]
 struct Entries {
     generation: Generation,
-    items: HashMap<RepresentationKey, Arc<str>>,
+    items: HashMap<RepresentationKey, Cached>,
 }
 
 impl RepresentationCache {
-    pub(crate) fn get(&self, generation: Generation, key: &RepresentationKey) -> Option<Arc<str>> {
+    /// The entry of `key` built in this generation, if any; whether its dependencies are
+    /// unchanged is the caller's to check.
+    pub(crate) fn get(&self, generation: Generation, key: &RepresentationKey) -> Option<Cached> {
         let entries = self.current.lock().expect("representation cache lock");
         if entries.generation != generation {
             return None;
@@ -77,16 +87,14 @@ impl RepresentationCache {
         entries.items.get(key).cloned()
     }
 
-    pub(crate) fn put(&self, generation: Generation, key: RepresentationKey, item: Arc<str>) {
+    pub(crate) fn put(&self, generation: Generation, key: RepresentationKey, cached: Cached) {
         let mut entries = self.current.lock().expect("representation cache lock");
-        let newer = (generation.version, generation.second)
-            > (entries.generation.version, entries.generation.second);
-        if newer || entries.items.len() >= MAX_ENTRIES {
+        if generation.second > entries.generation.second || entries.items.len() >= MAX_ENTRIES {
             entries.items.clear();
             entries.generation = generation;
         }
         if entries.generation == generation {
-            entries.items.insert(key, item);
+            entries.items.insert(key, cached);
         }
     }
 }
@@ -106,30 +114,31 @@ mod tests {
         }
     }
 
+    fn cached() -> Cached {
+        Cached {
+            item: "{}".into(),
+            head: 7,
+            dependencies: Arc::new([Dependency::Record(Kind::Event, 1)]),
+        }
+    }
+
     #[test]
-    fn entries_live_for_one_generation() {
+    fn entries_live_for_one_second() {
         let cache = RepresentationCache::default();
-        let g1 = Generation {
-            version: 4,
-            second: 100,
-        };
-        cache.put(g1, key(1), "{}".into());
-        assert!(cache.get(g1, &key(1)).is_some());
+        let g1 = Generation { second: 100 };
+        cache.put(g1, key(1), cached());
+        assert_eq!(cache.get(g1, &key(1)).map(|c| c.head), Some(7));
         assert!(cache.get(g1, &key(2)).is_none());
-        let later = Generation {
-            version: 4,
-            second: 101,
-        };
+        let later = Generation { second: 101 };
         assert!(cache.get(later, &key(1)).is_none(), "the clock moved on");
-        let written = Generation {
-            version: 5,
-            second: 100,
-        };
-        cache.put(written, key(2), "{}".into());
-        assert!(cache.get(g1, &key(1)).is_none(), "a write started over");
-        // A slow request of the older generation does not bring its answers back.
-        cache.put(g1, key(3), "{}".into());
+        cache.put(later, key(2), cached());
+        assert!(
+            cache.get(g1, &key(1)).is_none(),
+            "a new second started over"
+        );
+        // A slow request of the older second does not bring its answers back.
+        cache.put(g1, key(3), cached());
         assert!(cache.get(g1, &key(3)).is_none());
-        assert!(cache.get(written, &key(2)).is_some());
+        assert!(cache.get(later, &key(2)).is_some());
     }
 }

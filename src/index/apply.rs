@@ -3,6 +3,8 @@
 use super::build::live_merge_policy;
 use super::collectors::values_in;
 use super::*;
+use crate::model::event::Event;
+use crate::model::term::Term;
 use crate::store::Reads;
 use tantivy::indexer::{AddOperation, SegmentWriter};
 
@@ -40,6 +42,8 @@ impl SearchIndex {
             self.publish(live, rx)?;
             return Ok(None);
         };
+        let before = live.view.read().expect("view lock").clone();
+        self.record_changes(&entries, before.as_ref().map(View::store), &rx)?;
         // In outbox order, each indexed record once (a bulk load applies many thousands at a
         // time). Term entries change no document: their view is all they need.
         let mut seen = std::collections::HashSet::new();
@@ -93,6 +97,55 @@ impl SearchIndex {
         live.reader.reload()?;
         self.publish(live, rx)?;
         Ok(Some(last))
+    }
+
+    /// Records what the outbox entries `entries` changed, between the snapshots `before` (the
+    /// current view's, if any) and `after`: the records, the translation groups they left or
+    /// joined, and for events the terms they carried or carry (whose counts they change).
+    /// Called before the entries are acknowledged, so that no representation cached before
+    /// them passes for current afterwards.
+    fn record_changes(
+        &self,
+        entries: &[OutboxEntry],
+        before: Option<&ReadTx>,
+        after: &ReadTx,
+    ) -> IndexResult<()> {
+        use crate::model::post::PostMeta;
+        let mut changed = Vec::new();
+        for e in entries {
+            changed.push((Dependency::Record(e.kind, e.id), e.seq));
+            for rx in before.into_iter().chain([after]) {
+                match e.kind {
+                    Kind::Category | Kind::Tag => {
+                        if let Some(term) = rx.get_record::<Term>(e.kind, e.id)? {
+                            changed.push((Dependency::Group(e.kind, term.group), e.seq));
+                        }
+                    }
+                    Kind::Event => {
+                        if let Some(event) = rx.get_record::<Event>(e.kind, e.id)? {
+                            changed.push((Dependency::Group(e.kind, event.post.group), e.seq));
+                            for c in &event.categories {
+                                changed.push((Dependency::Record(Kind::Category, *c), e.seq));
+                            }
+                            for t in &event.tags {
+                                changed.push((Dependency::Record(Kind::Tag, *t), e.seq));
+                            }
+                        }
+                    }
+                    Kind::Venue | Kind::Organizer => {
+                        if let Some(meta) = rx.get_record::<PostMeta>(e.kind, e.id)? {
+                            changed.push((Dependency::Group(e.kind, meta.group), e.seq));
+                        }
+                    }
+                }
+            }
+        }
+        let mut changes = self.changes.write().expect("changes lock");
+        for (dependency, seq) in changed {
+            let last = changes.entry(dependency).or_insert(seq);
+            *last = (*last).max(seq);
+        }
+        Ok(())
     }
 
     /// Hands the writer the deletes and documents of `touched` (records re-read from `rx`).

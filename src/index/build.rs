@@ -62,10 +62,11 @@ impl Live {
         })
     }
 
-    pub(super) fn set_view(&self, store: ReadTx) {
+    pub(super) fn set_view(&self, store: ReadTx, head: u64) {
         *self.view.write().expect("view lock") = Some(View {
             searcher: self.reader.searcher(),
             store: Arc::new(store),
+            head,
         });
     }
 
@@ -142,6 +143,7 @@ impl SearchIndex {
             apply_lock: Mutex::new(()),
             rebuilding: AtomicBool::new(false),
             applied: AtomicU64::new(0),
+            changes: RwLock::default(),
             fields: parsed.fields,
             schema_version: parsed.version,
         };

@@ -72,6 +72,9 @@ pub struct SearchIndex {
     /// The outbox head of the store snapshot the index last mirrored: every write up to it is
     /// searchable (see [`SearchIndex::applied_position`]).
     applied: AtomicU64,
+    /// What each applied write may have changed in the records' representations (see
+    /// [`Dependency`]): the outbox position of its last change.
+    changes: RwLock<HashMap<Dependency, u64>>,
     pub fields: Fields,
     schema_version: u32,
 }
@@ -96,6 +99,17 @@ struct TermCounts {
     counts: HashMap<(Kind, u64), u64>,
 }
 
+/// Something a record's representation is derived from. A representation built from a view
+/// whose outbox head is `h` is still exact while no dependency changed after `h` (see
+/// [`SearchIndex::unchanged_since`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Dependency {
+    /// The record itself; for a term, also its `count` (a change to any event carrying it).
+    Record(Kind, u64),
+    /// A translation group: its members and their statuses.
+    Group(Kind, u64),
+}
+
 /// A state of the index and the store snapshot it mirrors exactly: a list answered from one
 /// view reads each record of its page as the index saw it, so a write that is committed to
 /// the store but not yet searchable (not yet acknowledged) cannot show up half-way, e.g. a
@@ -104,12 +118,19 @@ struct TermCounts {
 pub(crate) struct View {
     searcher: tantivy::Searcher,
     store: Arc<ReadTx>,
+    /// The snapshot's outbox head.
+    head: u64,
 }
 
 impl View {
     /// The store snapshot of this view.
     pub(crate) fn store(&self) -> &ReadTx {
         &self.store
+    }
+
+    /// The outbox position this view mirrors.
+    pub(crate) fn head(&self) -> u64 {
+        self.head
     }
 }
 
@@ -158,8 +179,17 @@ impl SearchIndex {
 
     /// Makes `rx`, which `live` now mirrors, its view.
     fn publish(&self, live: &Live, rx: ReadTx) -> IndexResult<()> {
-        self.applied.fetch_max(rx.outbox_head()?, Ordering::SeqCst);
-        live.set_view(rx);
+        let head = rx.outbox_head()?;
+        self.applied.fetch_max(head, Ordering::SeqCst);
+        live.set_view(rx, head);
         Ok(())
+    }
+
+    /// Whether none of `dependencies` changed after the outbox position `head`.
+    pub(crate) fn unchanged_since(&self, dependencies: &[Dependency], head: u64) -> bool {
+        let changes = self.changes.read().expect("changes lock");
+        dependencies
+            .iter()
+            .all(|d| changes.get(d).is_none_or(|seq| *seq <= head))
     }
 }

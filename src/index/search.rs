@@ -14,10 +14,14 @@ impl SearchIndex {
             Some(view) => Ok(view),
             // Not reached once the index is open (opening sets the view); a fresh snapshot
             // is the best stand-in.
-            None => Ok(View {
-                searcher: live.reader.searcher(),
-                store: Arc::new(store.read()?),
-            }),
+            None => {
+                let rx = store.read()?;
+                Ok(View {
+                    searcher: live.reader.searcher(),
+                    head: rx.outbox_head()?,
+                    store: Arc::new(rx),
+                })
+            }
         }
     }
 

@@ -4,6 +4,7 @@
 use crate::auth::capabilities;
 use crate::auth::{Caller, Capability};
 use crate::index::planner::{DateBounds, EventFilter, GeoFilter, Visibility};
+pub(crate) use crate::index::Dependency;
 use crate::index::{EventOrder, SearchIndex};
 use crate::model::event::Event;
 use crate::model::post::{Image, Organizer, PostMeta, Venue};
@@ -799,6 +800,8 @@ pub struct Archive {
     /// Some record waits for its publication date: the same query can answer differently
     /// once the clock reaches it.
     pub scheduled: bool,
+    /// The outbox position of the view the page was read from.
+    pub head: u64,
 }
 
 /// `GET /events` (docs/api.md, "Listing events"): the search index finds the page and the
@@ -970,7 +973,14 @@ pub fn list(
         page: Page::from_hits(items, hits.total, query.page, query.per_page),
         window,
         scheduled: any_scheduled,
+        head: view.head(),
     })
+}
+
+/// Whether a representation built from a view at outbox position `head` with these
+/// dependencies is still exact (see [`EventViews::dependencies`]).
+pub(crate) fn unchanged_since(index: &SearchIndex, dependencies: &[Dependency], head: u64) -> bool {
+    index.unchanged_since(dependencies, head)
 }
 
 /// What an event's representations embed besides the event: its image, venue, organizers,
@@ -1042,6 +1052,58 @@ impl EventViews {
             tags: self.terms(Kind::Tag, &event.tags)?,
             translations: posts::visible_translations(&self.rx, event, self.caller, self.now)?,
         })
+    }
+
+    /// What the representation of `event` with `view` embeds, beyond the clock and what the
+    /// caller's key holds: the event and its translation group, its venue and organizers and
+    /// their groups, its terms (their counts change with their events), their groups and the
+    /// categories above them (whose slugs are in their URLs). Images never change.
+    pub(crate) fn dependencies(
+        &self,
+        event: &Event,
+        view: &EventView,
+    ) -> ServiceResult<Vec<Dependency>> {
+        let mut deps = vec![
+            Dependency::Record(Kind::Event, event.post.id),
+            Dependency::Group(Kind::Event, event.post.group),
+        ];
+        deps.extend(event.venue.map(|v| Dependency::Record(Kind::Venue, v)));
+        if let Some(venue) = &view.venue {
+            deps.push(Dependency::Group(Kind::Venue, venue.record.post.group));
+        }
+        deps.extend(
+            event
+                .organizers
+                .iter()
+                .map(|o| Dependency::Record(Kind::Organizer, *o)),
+        );
+        deps.extend(
+            view.organizers
+                .iter()
+                .map(|o| Dependency::Group(Kind::Organizer, o.record.post.group)),
+        );
+        for (kind, ids) in [
+            (Kind::Category, &event.categories),
+            (Kind::Tag, &event.tags),
+        ] {
+            deps.extend(ids.iter().map(|id| Dependency::Record(kind, *id)));
+        }
+        for term in view.categories.iter().chain(&view.tags) {
+            deps.push(Dependency::Group(term.term.kind, term.term.group));
+            let mut parent = term.term.parent;
+            // Bounded: damaged data could hold a cycle.
+            for _ in 0..64 {
+                if parent == 0 {
+                    break;
+                }
+                deps.push(Dependency::Record(Kind::Category, parent));
+                parent = self
+                    .rx
+                    .get_record::<Term>(Kind::Category, parent)?
+                    .map_or(0, |t| t.parent);
+            }
+        }
+        Ok(deps)
     }
 
     fn image(&self, id: Option<u64>) -> ServiceResult<Option<Image>> {

@@ -5,7 +5,7 @@ use crate::http::error::{from_service, ApiError};
 use crate::http::lists::{self, ListAnswer};
 use crate::http::params::{ParamKind, ParamSpec, Params};
 use crate::http::render::{self, EventParts, LinkedContext};
-use crate::http::representation_cache::{Generation, RepresentationKey};
+use crate::http::representation_cache::{Cached, Generation, RepresentationKey};
 use crate::http::resources::linked::{inline, LinkedResource};
 use crate::http::resources::{common_write_params, export_form, invalid, post_write, request};
 use crate::http::routes::{
@@ -16,7 +16,8 @@ use crate::model::event::Event;
 use crate::model::post::{Organizer, Venue};
 use crate::model::Kind;
 use crate::service::events::{
-    self, EventFields, EventQuery, EventViews, LinkRef, Target, TermRef, Unlock,
+    self, Dependency, EventFields, EventQuery, EventView, EventViews, LinkRef, Target, TermRef,
+    Unlock,
 };
 use crate::service::linked::LinkedView;
 use crate::service::Request;
@@ -510,6 +511,28 @@ impl<'a> Embedding<'a> {
             .views
             .view(e)
             .map_err(|err| from_service(err, self.ctx.caller))?;
+        Ok(self.event_in(e, view, single, masked))
+    }
+
+    /// A list member's representation (the export form with `export`) and what it depends
+    /// on, for the representation cache.
+    fn listed(
+        &self,
+        e: &Event,
+        masked: bool,
+        export: bool,
+    ) -> Result<(Value, Vec<Dependency>), ApiError> {
+        let error = |err| from_service(err, self.ctx.caller);
+        let view = self.views.view(e).map_err(error)?;
+        let dependencies = self.views.dependencies(e, &view).map_err(error)?;
+        let mut value = self.event_in(e, view, false, masked && !export);
+        if export {
+            render::export_event(&mut value, e);
+        }
+        Ok((value, dependencies))
+    }
+
+    fn event_in(&self, e: &Event, view: EventView, single: bool, masked: bool) -> Value {
         let venue = view.venue.as_ref().map(|v| self.linked(v, single));
         let organizers: Vec<Value> = view
             .organizers
@@ -532,7 +555,7 @@ impl<'a> Embedding<'a> {
                 .map(|v| render::embedded_term(v, &self.ctx.links))
                 .collect()
         };
-        Ok(render::event(
+        render::event(
             e,
             EventParts {
                 links: &self.ctx.links,
@@ -546,7 +569,7 @@ impl<'a> Embedding<'a> {
                 json_ld,
                 masked,
             },
-        ))
+        )
     }
 
     /// The export form: the list member's representation (unmasked, without `json_ld`) with
@@ -714,7 +737,7 @@ fn list(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
     let request: Request = request(ctx);
     // Before anything is read: what is derived from the store afterwards is at least as
     // current as this generation.
-    let generation = Generation::now(&state.store);
+    let generation = Generation::now();
     let archive = events::list(
         &state.store,
         &state.index,
@@ -723,7 +746,8 @@ fn list(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
         params.invalid.clone(),
     )
     .map_err(|e| from_service(e, ctx.caller))?;
-    let items = list_items(state, ctx, &archive.page.items, generation, |event| {
+    let built = (generation, archive.head);
+    let items = list_items(state, ctx, &archive.page.items, built, |event| {
         !query.unlock.opens(event, ctx.caller, request.now)
     })?;
     let q = link_query(&params, &query, &archive.window, ctx);
@@ -786,7 +810,7 @@ fn list_items(
     state: &AppState,
     ctx: &Context,
     events: &[Event],
-    generation: Generation,
+    (generation, head): (Generation, u64),
     masked: impl Fn(&Event) -> bool,
 ) -> Result<Vec<Arc<str>>, ApiError> {
     let export = export_form(ctx);
@@ -803,7 +827,11 @@ fn list_items(
         .collect();
     let mut items: Vec<Option<Arc<str>>> = keys
         .iter()
-        .map(|k| state.representations.get(generation, k))
+        .map(|k| {
+            state.representations.get(generation, k).and_then(|c| {
+                events::unchanged_since(&state.index, &c.dependencies, c.head).then_some(c.item)
+            })
+        })
         .collect();
     let missing: Vec<usize> = (0..events.len()).filter(|n| items[*n].is_none()).collect();
     crate::metrics::cache(
@@ -815,13 +843,17 @@ fn list_items(
         let pending: Vec<&Event> = missing.iter().map(|n| &events[*n]).collect();
         let embedding = Embedding::new(state, ctx, &pending, generation.clock())?;
         for n in missing {
-            let value = if export {
-                embedding.export(&events[n])?
-            } else {
-                embedding.event(&events[n], false, keys[n].masked)?
-            };
+            let (value, dependencies) = embedding.listed(&events[n], keys[n].masked, export)?;
             let item: Arc<str> = value.to_string().into();
-            state.representations.put(generation, keys[n], item.clone());
+            state.representations.put(
+                generation,
+                keys[n],
+                Cached {
+                    item: item.clone(),
+                    head,
+                    dependencies: dependencies.into(),
+                },
+            );
             items[n] = Some(item);
         }
     }

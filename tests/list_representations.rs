@@ -1,0 +1,149 @@
+//! Event lists reuse each member's serialized representation until something it embeds
+//! changes (docs/architecture.md, "Consistency"): a write to a venue, an organizer, a term, a
+//! translation group or another event carrying the same term is in the very next list, while writes elsewhere leave the cached members in place.
+
+mod common;
+
+use common::*;
+use serde_json::{json, Value};
+
+const LIST: &str = "/cal/events/v1/events?start_date=2031-01-01&end_date=2031-12-31&per_page=50";
+
+fn create(s: &Server, path: &str, body: Value) -> Value {
+    s.create(&ADMIN, &format!("{NS}/{path}"), &body)
+}
+
+fn update(s: &Server, path: &str, body: Value) {
+    let r = s
+        .req("POST", &format!("{NS}/{path}"))
+        .user(&ADMIN)
+        .json_body(&body)
+        .send();
+    assert_eq!(r.status, 200, "{}", r.describe());
+}
+
+/// The listed event `id` as an anonymous reader sees it now.
+fn listed(s: &Server, id: &Value) -> Value {
+    let list = s.get(LIST).json();
+    list["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["id"] == *id)
+        .cloned()
+        .unwrap_or_else(|| panic!("event {id} listed: {list}"))
+}
+
+fn event(title: &str, extra: Value) -> Value {
+    let mut body = json!({"title": title, "status": "publish",
+        "start_date": "2031-06-01 20:00:00", "end_date": "2031-06-01 22:00:00"});
+    body.as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().unwrap().clone());
+    body
+}
+
+#[test]
+fn every_write_to_what_a_listed_event_embeds_is_in_the_next_list() {
+    let s = Server::start_with_users(&[ADMIN]);
+    let parent = create(&s, "categories", json!({"name": "Music", "slug": "music"}));
+    let child = create(
+        &s,
+        "categories",
+        json!({"name": "Jazz", "slug": "jazz", "parent": parent["id"]}),
+    );
+    let tag = create(&s, "tags", json!({"name": "outdoor"}));
+    let venue = create(&s, "venues", json!({"venue": "Harbour Hall"}));
+    let organizer = create(&s, "organizers", json!({"organizer": "Jazz Society"}));
+    let e = create(
+        &s,
+        "events",
+        event(
+            "Quartet night",
+            json!({"categories": [child["id"]], "tags": [tag["id"]], "venue": venue["id"],
+                   "organizer": [organizer["id"]]}),
+        ),
+    );
+    let id = &e["id"];
+    let other = create(&s, "events", event("Unrelated talk", json!({})));
+
+    let first = listed(&s, id);
+    assert_eq!(first["venue"]["venue"], "Harbour Hall");
+    assert_eq!(first["categories"][0]["count"], 1);
+    // A write elsewhere: the member stays as it was.
+    update(
+        &s,
+        &format!("events/{}", other["id"]),
+        json!({"title": "Unrelated talk, moved"}),
+    );
+    assert_eq!(listed(&s, id), first);
+
+    update(
+        &s,
+        &format!("venues/{}", venue["id"]),
+        json!({"venue": "Harbour Hall East"}),
+    );
+    assert_eq!(listed(&s, id)["venue"]["venue"], "Harbour Hall East");
+
+    update(
+        &s,
+        &format!("organizers/{}", organizer["id"]),
+        json!({"organizer": "Jazz Society of the Coast"}),
+    );
+    assert_eq!(
+        listed(&s, id)["organizer"][0]["organizer"],
+        "Jazz Society of the Coast"
+    );
+
+    update(
+        &s,
+        &format!("categories/{}", child["id"]),
+        json!({"name": "Modern Jazz"}),
+    );
+    assert_eq!(listed(&s, id)["categories"][0]["name"], "Modern Jazz");
+
+    update(
+        &s,
+        &format!("tags/{}", tag["id"]),
+        json!({"name": "open air"}),
+    );
+    assert_eq!(listed(&s, id)["tags"][0]["name"], "open air");
+
+    // Another event carrying the category: its count.
+    let second = create(
+        &s,
+        "events",
+        event("Trio night", json!({"categories": [child["id"]]})),
+    );
+    assert_eq!(listed(&s, id)["categories"][0]["count"], 2);
+    update(
+        &s,
+        &format!("events/{}", second["id"]),
+        json!({"status": "draft"}),
+    );
+    assert_eq!(listed(&s, id)["categories"][0]["count"], 1);
+
+    // A translation joining the group.
+    let translation = create(
+        &s,
+        "events",
+        event(
+            "Noite de quarteto",
+            json!({"translation_language": "pt-br", "translation_of": id}),
+        ),
+    );
+    assert_eq!(
+        listed(&s, id)["translations"]["pt-br"],
+        translation["id"],
+        "{}",
+        listed(&s, id)
+    );
+
+    // The organizer trashed: it leaves the event.
+    let r = s
+        .req("DELETE", &format!("{NS}/organizers/{}", organizer["id"]))
+        .user(&ADMIN)
+        .send();
+    assert_eq!(r.status, 200, "{}", r.describe());
+    assert_eq!(listed(&s, id)["organizer"], json!([]));
+}
