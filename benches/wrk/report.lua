@@ -1,4 +1,4 @@
--- wrk reporting hook shared by every run of benches/http_load.rs: after the run, one line
+-- wrk reporting hook shared by the runs of benches/http_load.rs and benches/write_cost.rs: after
 --   ALMANAC_BENCH {"requests":..,"duration_us":..,"rps":..,"p50_us":..,...}
 -- with latency percentiles in microseconds, so the benchmark can parse it.
 -- Non-2xx/3xx answers count as "status_errors" (wrk's summary.errors.status).
