@@ -6,7 +6,11 @@ use super::*;
 use crate::model::event::Event;
 use crate::model::term::Term;
 use crate::store::Reads;
+use std::ops::Bound;
 use tantivy::indexer::{AddOperation, SegmentWriter};
+use tantivy::query::{BooleanQuery, Occur, RangeQuery, TermQuery};
+use tantivy::schema::IndexRecordOption;
+use tantivy::Term as IndexTerm;
 
 /// New documents of an outbox batch of up to this many records are written as a segment by
 /// the applying thread itself (see [`add_small_segment`]); larger batches (bulk loads) go
@@ -78,7 +82,7 @@ impl SearchIndex {
         })
         .expect("payloads serialize");
         let mut writer = live.writer.lock().expect("index writer lock");
-        let committed = self.stage(live, &writer, &rx, &touched).and_then(|()| {
+        let committed = self.stage(live, &writer, &rx, &touched, last).and_then(|()| {
             let committing = std::time::Instant::now();
             let mut prepared = writer.prepare_commit()?;
             prepared.set_payload(&payload);
@@ -148,13 +152,15 @@ impl SearchIndex {
         Ok(())
     }
 
-    /// Hands the writer the deletes and documents of `touched` (records re-read from `rx`).
+    /// Hands the writer the deletes and documents of `touched` (records re-read from `rx`),
+    /// the documents marked as written at `seq`.
     fn stage(
         &self,
         live: &Live,
         writer: &IndexWriter,
         rx: &ReadTx,
         touched: &[(Kind, u64)],
+        seq: u64,
     ) -> IndexResult<()> {
         let f = &self.fields;
         let searcher = live.reader.searcher();
@@ -167,9 +173,6 @@ impl SearchIndex {
             // A record the index has never held (a create) has nothing to delete, and a
             // pending delete makes the commit open a reader on every segment to apply it.
             let indexed = searcher.doc_freq(&id_term)? > 0;
-            if indexed {
-                writer.delete_term(id_term);
-            }
             let doc = match kind {
                 Kind::Event => rx
                     .get_record::<crate::model::event::Event>(*kind, *id)?
@@ -184,11 +187,34 @@ impl SearchIndex {
                 _ => None,
             };
             match doc {
-                Some(doc) if !indexed && !bulk => fresh.push(doc),
-                // The writer stamps its documents after the delete replacing them; a segment
-                // added whole is subject to every delete still queued, that one included.
-                Some(doc) => {
-                    writer.add_document(doc)?;
+                Some(mut doc) => {
+                    doc.add_u64(f.written, seq);
+                    if indexed {
+                        // Only the documents written before this one: the new one, in a
+                        // segment added whole, is subject to every queued delete.
+                        writer.delete_query(Box::new(BooleanQuery::new(vec![
+                            (
+                                Occur::Must,
+                                Box::new(TermQuery::new(id_term, IndexRecordOption::Basic))
+                                    as Box<dyn Query>,
+                            ),
+                            (
+                                Occur::Must,
+                                Box::new(RangeQuery::new(
+                                    Bound::Unbounded,
+                                    Bound::Excluded(IndexTerm::from_field_u64(f.written, seq)),
+                                )),
+                            ),
+                        ])))?;
+                    }
+                    if bulk {
+                        writer.add_document(doc)?;
+                    } else {
+                        fresh.push(doc);
+                    }
+                }
+                None if indexed => {
+                    writer.delete_term(id_term);
                 }
                 None => {}
             }
@@ -213,14 +239,14 @@ impl SearchIndex {
 /// Writes `docs` as one new segment of the writer's index, to be published by its next commit.
 /// The writer's own indexing thread sizes every segment's term hash table from its memory
 /// budget (at least 15 MB, so a table of 512K slots, allocated, filled and scanned for each
-/// segment): for the few documents of a create that was about 40 % of the commit's CPU.
+/// segment): for the few documents of a write that was about 40 % of the commit's CPU.
 fn add_small_segment(writer: &IndexWriter, docs: Vec<TantivyDocument>) -> IndexResult<()> {
     let segment = writer.new_segment();
     let mut segment_writer = SegmentWriter::for_segment(SMALL_SEGMENT_MEMORY, segment.clone())?;
     for document in docs {
         // Opstamps order documents against deletes applied while a segment is written; this
         // one is complete before it joins the index, and from then on every queued delete
-        // applies to it, so it must hold only records the index does not (creates).
+        // applies to it: an update's delete names only the documents written before it.
         segment_writer.add_document(AddOperation {
             opstamp: 0,
             document,

@@ -203,21 +203,27 @@ impl SearchIndex {
         let mut done = 0u64;
         let fields = &parsed.fields;
         rx.for_each::<crate::model::post::Venue, IndexError>(Kind::Venue, |v| {
-            writer.add_document(docs::venue(fields, &v))?;
+            let mut doc = docs::venue(fields, &v);
+            doc.add_u64(fields.written, head);
+            writer.add_document(doc)?;
             summary.venues += 1;
             done += 1;
             progress(done);
             Ok(())
         })?;
         rx.for_each::<crate::model::post::Organizer, IndexError>(Kind::Organizer, |o| {
-            writer.add_document(docs::organizer(fields, &o))?;
+            let mut doc = docs::organizer(fields, &o);
+            doc.add_u64(fields.written, head);
+            writer.add_document(doc)?;
             summary.organizers += 1;
             done += 1;
             progress(done);
             Ok(())
         })?;
         rx.for_each::<crate::model::event::Event, IndexError>(Kind::Event, |e| {
-            writer.add_document(docs::event(fields, &e, &rx)?)?;
+            let mut doc = docs::event(fields, &e, &rx)?;
+            doc.add_u64(fields.written, head);
+            writer.add_document(doc)?;
             summary.events += 1;
             done += 1;
             progress(done);

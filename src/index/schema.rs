@@ -100,6 +100,7 @@ pub struct Fields {
     /// Every [`Key`] term.
     keys: Field,
     pub id: Field,
+    pub written: Field,
     pub date_utc: Field,
     pub start_local: Field,
     pub end_local: Field,
@@ -232,6 +233,7 @@ impl IndexSchema {
         let fields = Fields {
             keys: get("keys")?,
             id: get("id")?,
+            written: get("written")?,
             date_utc: get("date_utc")?,
             start_local: get("start_local")?,
             end_local: get("end_local")?,
