@@ -1232,8 +1232,12 @@ fn a_locked_event_in_a_feed_hides_what_the_list_hides() {
 fn feed_errors_are_the_json_routes_errors() {
     let s = start();
     let venue = write(&s, "POST", "/venues", json!({"venue": "Not an event"}), 201);
+    // The valid feed is kept first: an invalid request is not taken for it, though the values
+    // left once the invalid ones are set aside spell it.
+    assert_eq!(s.get(&format!("{NS}/events.ics")).status, 200);
     for query in [
         "start_date=not-a-date",
+        "status=",
         "categories=999999",
         "per_page=0",
         "geoloc=true&geoloc_lat=200&geoloc_lng=0",

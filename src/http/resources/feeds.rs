@@ -101,6 +101,15 @@ fn cached(
     let now = Utc::now();
     // Read before anything else: what is built afterwards is at least this current.
     let version = state.store.version();
+    if !ctx.params.invalid.is_empty() {
+        // The values as validated leave the invalid parameters out: they do not tell this
+        // request from a valid one. Its answer is an error, never kept.
+        return build(now, version).map(|built| {
+            let mut answer = ApiResponse::ok_body(Body::Shared(built.feed.body));
+            answer.headers = built.feed.headers;
+            answer
+        });
+    }
     let key = FeedKey {
         route: ctx.route,
         path: ctx.path.clone(),
