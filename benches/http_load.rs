@@ -13,7 +13,9 @@
 //! latency percentiles and the request rate, `benches/wrk/post_event.lua` sends the creates
 //! (unique titles, Basic credentials), `benches/wrk/feed_uncached.lua` asks for a calendar feed
 //! under ever new spellings (so that the feed cache never answers). The creates run last, since
-//! they grow the calendar.
+//! they grow the calendar. The server runs without its response cache
+//! (`ALMANAC_RESPONSE_CACHE_MB=0`, unless the variable is set), so that every list request is
+//! built: a repeated list is otherwise answered from that cache.
 //!
 //! Output: a markdown table on stdout and `target/bench-results/http-<N>.json`. The binary is
 //! the one Cargo builds for benchmarks (`CARGO_BIN_EXE_almanac`, the release profile under
@@ -470,6 +472,10 @@ impl Server {
                 path_str(data),
             ])
             .env("ALMANAC_LOG", level)
+            .env(
+                "ALMANAC_RESPONSE_CACHE_MB",
+                std::env::var("ALMANAC_RESPONSE_CACHE_MB").unwrap_or_else(|_| "0".into()),
+            )
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(log)

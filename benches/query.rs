@@ -220,13 +220,17 @@ fn http_benches(c: &mut Criterion, f: &Fixture, first_category: u64) {
     let admin =
         almanac::service::users::add(&f.store, BENCH_USER, Role::Administrator, BENCH_PASSWORD)
             .expect("administrator");
-    let state = Arc::new(AppState::new(
-        f.store.clone(),
-        f.index.clone(),
-        Authenticator::new(vec![admin]),
-        "http://127.0.0.1:8080",
-        Duration::from_secs(60),
-    ));
+    // Without the response cache: every list request is built.
+    let state = Arc::new(
+        AppState::new(
+            f.store.clone(),
+            f.index.clone(),
+            Authenticator::new(vec![admin]),
+            "http://127.0.0.1:8080",
+            Duration::from_secs(60),
+        )
+        .with_response_cache(0),
+    );
     let client = std::net::IpAddr::from([127, 0, 0, 1]);
     let service = hyper_util::service::TowerToHyperService::new(warp::service(
         almanac::http::filter(state, client, almanac::http::Listener::Api),

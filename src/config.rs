@@ -137,22 +137,49 @@ fn log_format_from(value: Option<String>) -> Result<LogFormat, String> {
 /// Memory for whole calendar feeds kept between polls, by default.
 pub(crate) const DEFAULT_FEED_CACHE_MB: usize = 64;
 
-/// `ALMANAC_FEED_CACHE_MB`: megabytes of calendar feeds kept between polls (0 keeps none).
-pub(crate) fn feed_cache_bytes() -> Result<usize, String> {
-    feed_cache_from(std::env::var("ALMANAC_FEED_CACHE_MB").ok())
+/// Memory for whole JSON list answers kept between requests, by default.
+pub(crate) const DEFAULT_RESPONSE_CACHE_MB: usize = 64;
+
+/// The bounds of the caches of whole answers, in bytes (0 keeps nothing).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct CacheSizes {
+    /// `ALMANAC_FEED_CACHE_MB`: calendar feeds kept between polls.
+    pub feeds: usize,
+    /// `ALMANAC_RESPONSE_CACHE_MB`: JSON list answers kept between requests.
+    pub responses: usize,
 }
 
-fn feed_cache_from(value: Option<String>) -> Result<usize, String> {
+impl CacheSizes {
+    pub(crate) fn from_env() -> Result<CacheSizes, String> {
+        CacheSizes::from_lookup(|name| std::env::var(name).ok())
+    }
+
+    fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<CacheSizes, String> {
+        Ok(CacheSizes {
+            feeds: megabytes(
+                "ALMANAC_FEED_CACHE_MB",
+                lookup("ALMANAC_FEED_CACHE_MB"),
+                DEFAULT_FEED_CACHE_MB,
+            )?,
+            responses: megabytes(
+                "ALMANAC_RESPONSE_CACHE_MB",
+                lookup("ALMANAC_RESPONSE_CACHE_MB"),
+                DEFAULT_RESPONSE_CACHE_MB,
+            )?,
+        })
+    }
+}
+
+/// A cache bound given in megabytes, 0 to 1048576 (empty counts as unset), in bytes.
+fn megabytes(name: &str, value: Option<String>, default: usize) -> Result<usize, String> {
     let megabytes = match value.filter(|v| !v.is_empty()) {
-        None => DEFAULT_FEED_CACHE_MB,
+        None => default,
         Some(v) => v
             .trim()
             .parse::<usize>()
             .ok()
             .filter(|n| *n <= 1 << 20)
-            .ok_or_else(|| {
-                format!("invalid ALMANAC_FEED_CACHE_MB {v:?}: expected megabytes from 0 to 1048576")
-            })?,
+            .ok_or_else(|| format!("invalid {name} {v:?}: expected megabytes from 0 to 1048576"))?,
     };
     Ok(megabytes * 1024 * 1024)
 }
@@ -189,13 +216,24 @@ mod tests {
     }
 
     #[test]
-    fn feed_cache_size_is_megabytes_or_refused() {
-        assert_eq!(feed_cache_from(None), Ok(64 << 20));
-        assert_eq!(feed_cache_from(Some(String::new())), Ok(64 << 20));
-        assert_eq!(feed_cache_from(Some(" 0 ".into())), Ok(0));
-        assert_eq!(feed_cache_from(Some("8".into())), Ok(8 << 20));
-        for bad in ["-1", "lots", "2000000"] {
-            assert!(feed_cache_from(Some(bad.into())).is_err(), "{bad}");
+    fn cache_sizes_are_megabytes_or_refused() {
+        let sizes = |feeds: Option<&'static str>, responses: Option<&'static str>| {
+            CacheSizes::from_lookup(move |name| match name {
+                "ALMANAC_FEED_CACHE_MB" => feeds.map(str::to_string),
+                "ALMANAC_RESPONSE_CACHE_MB" => responses.map(str::to_string),
+                _ => None,
+            })
+        };
+        let both = |feeds, responses| Ok(CacheSizes { feeds, responses });
+        assert_eq!(sizes(None, None), both(64 << 20, 64 << 20));
+        assert_eq!(sizes(Some(""), Some("")), both(64 << 20, 64 << 20));
+        assert_eq!(sizes(Some(" 0 "), Some("8")), both(0, 8 << 20));
+        assert_eq!(sizes(Some("8"), Some("0")), both(8 << 20, 0));
+        for bad in ["-1", "lots", "2000000", "1.5"] {
+            let refused = sizes(Some(bad), None).unwrap_err();
+            assert!(refused.contains("ALMANAC_FEED_CACHE_MB"), "{refused}");
+            let refused = sizes(None, Some(bad)).unwrap_err();
+            assert!(refused.contains("ALMANAC_RESPONSE_CACHE_MB"), "{refused}");
         }
     }
 

@@ -38,8 +38,10 @@ const RESIDENT_MEMORY: &str = "almanac_process_resident_memory_bytes";
 pub(crate) enum Cache {
     /// Serialized event list members (`http::representations`).
     Representations,
-    /// Whole calendar feeds (`http::ical::cache`).
+    /// Whole calendar feeds (`http::answer_cache`).
     Feeds,
+    /// Whole JSON list answers (`http::answer_cache`).
+    Responses,
 }
 
 impl Cache {
@@ -47,6 +49,7 @@ impl Cache {
         match self {
             Cache::Representations => "representations",
             Cache::Feeds => "feeds",
+            Cache::Responses => "responses",
         }
     }
 }
@@ -124,7 +127,7 @@ fn describe() {
         "Credentials refused unchecked because no password verifier was free (503)."
     );
     describe_gauge!(RESIDENT_MEMORY, "Resident set size of the process.");
-    for cache in [Cache::Representations, Cache::Feeds] {
+    for cache in [Cache::Representations, Cache::Feeds, Cache::Responses] {
         counter!(CACHE_HITS, "cache" => cache.label()).absolute(0);
         counter!(CACHE_MISSES, "cache" => cache.label()).absolute(0);
     }

@@ -4,7 +4,7 @@
 
 use crate::auth::{password, Authenticator};
 use crate::cluster::{Follower, PgLog};
-use crate::config::{default_public_url, ConnectionLimits};
+use crate::config::{default_public_url, CacheSizes, ConnectionLimits};
 use crate::datadir::{DataDir, DataDirError};
 use crate::http::{self, AppState};
 use crate::index::indexer::Indexer;
@@ -97,7 +97,7 @@ pub(crate) fn serve(options: ServeOptions) -> Result<(), Exit> {
     tune_malloc();
     // Configuration is validated before the data directory is touched.
     let limits = ConnectionLimits::from_env().map_err(|e| Exit::new(2, e))?;
-    let feed_cache = crate::config::feed_cache_bytes().map_err(|e| Exit::new(2, e))?;
+    let caches = CacheSizes::from_env().map_err(|e| Exit::new(2, e))?;
     // Everything from here on is recorded, the start-up's commits included.
     crate::metrics::install();
     let data_dir = DataDir::open(&options.data_dir, true).map_err(data_dir_exit)?;
@@ -139,7 +139,7 @@ pub(crate) fn serve(options: ServeOptions) -> Result<(), Exit> {
         all_users,
         options,
         limits,
-        feed_cache,
+        caches,
     ));
     // Requests that outlived the grace period are dropped with the runtime.
     runtime.shutdown_timeout(Duration::from_millis(100));
@@ -158,7 +158,7 @@ async fn run(
     all_users: Vec<crate::model::User>,
     options: ServeOptions,
     limits: ConnectionLimits,
-    feed_cache: usize,
+    caches: CacheSizes,
 ) -> Result<(), Exit> {
     let listener = tokio::net::TcpListener::bind(options.listen)
         .await
@@ -183,7 +183,7 @@ async fn run(
             &public_url,
             limits.body_read_timeout,
         )
-        .with_feed_cache(feed_cache),
+        .with_caches(caches),
     );
 
     let mut sigint = signal(SignalKind::interrupt()).map_err(|e| Exit::new(1, e))?;

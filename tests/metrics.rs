@@ -262,26 +262,35 @@ fn requests_writes_and_caches_are_counted() {
     assert_eq!(r.status, 201, "{}", r.describe());
     assert_eq!(scrape(&srv).value("almanac_index_outbox_lag", &[]), 0.0);
 
-    // The same list again within the same second reuses its members' representations (the
-    // cache keeps one second of one store version: retry when a second boundary fell between).
+    // Another list of the same events within the same second reuses their representations,
+    // and the same list again is answered whole from the response cache (both caches keep one
+    // second of one store version: retry when a second boundary fell between).
     let hits = |m: &Scrape, cache| m.value("almanac_cache_hits_total", &[("cache", cache)]);
     let misses = |m: &Scrape, cache| m.value("almanac_cache_misses_total", &[("cache", cache)]);
     let start = scrape(&srv);
     let list = format!("{NS}/events?start_date=2030-01-01&end_date=2030-12-31");
     let mut cached = false;
     for _ in 0..10 {
-        for _ in 0..2 {
-            let r = srv.get(&list);
+        for path in [list.clone(), format!("{list}&per_page=5"), list.clone()] {
+            let r = srv.get(&path);
             assert_eq!(r.status, 200, "{}", r.describe());
             assert_eq!(r.json()["total"], 1, "{}", r.describe());
         }
-        if hits(&scrape(&srv), "representations") > hits(&start, "representations") {
+        let m = scrape(&srv);
+        if hits(&m, "representations") > hits(&start, "representations")
+            && hits(&m, "responses") > hits(&start, "responses")
+        {
             cached = true;
             break;
         }
     }
-    assert!(cached, "a repeated list hit the representation cache");
-    assert!(misses(&scrape(&srv), "representations") > misses(&start, "representations"));
+    assert!(
+        cached,
+        "the lists hit the representation and response caches"
+    );
+    let m = scrape(&srv);
+    assert!(misses(&m, "representations") > misses(&start, "representations"));
+    assert!(misses(&m, "responses") > misses(&start, "responses"));
 
     // A calendar feed polled twice is built once (kept for the day and the store version).
     let feed = format!("{NS}/events.ics");

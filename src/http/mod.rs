@@ -2,6 +2,7 @@
 //! parameter handling and the processing order are almanac's own (docs/architecture.md),
 //! implemented by [`process`] over the [`routes::RouteTable`].
 
+pub(crate) mod answer_cache;
 pub mod body;
 pub(crate) mod connections;
 pub(crate) mod error;
@@ -52,7 +53,9 @@ pub struct AppState {
     /// When the store last changed, for the `Last-Modified` of calendar feeds.
     pub changes: ical::ChangeClock,
     /// Whole calendar feeds of the current store version.
-    pub feeds: ical::FeedCache,
+    pub feeds: answer_cache::AnswerCache,
+    /// Whole JSON list answers of the current store version and second.
+    pub responses: answer_cache::AnswerCache,
     /// How long a client may take to send a request body (`ConnectionLimits`).
     pub body_read_timeout: Duration,
     /// The store's users generation the authenticator's users are from.
@@ -76,15 +79,25 @@ impl AppState {
             routes: RouteTable::new(route_table()),
             representations: Default::default(),
             changes: ical::ChangeClock::new(version),
-            feeds: ical::FeedCache::new(crate::config::DEFAULT_FEED_CACHE_MB << 20),
+            feeds: answer_cache::AnswerCache::new(crate::config::DEFAULT_FEED_CACHE_MB << 20),
+            responses: answer_cache::AnswerCache::new(
+                crate::config::DEFAULT_RESPONSE_CACHE_MB << 20,
+            ),
             body_read_timeout,
             users_generation: std::sync::atomic::AtomicU64::new(0),
         }
     }
 
-    /// Keeps `bytes` of calendar feeds between polls instead of the default.
-    pub(crate) fn with_feed_cache(mut self, bytes: usize) -> AppState {
-        self.feeds = ical::FeedCache::new(bytes);
+    /// Bounds the caches of whole answers as configured instead of the defaults.
+    pub(crate) fn with_caches(mut self, sizes: crate::config::CacheSizes) -> AppState {
+        self.feeds = answer_cache::AnswerCache::new(sizes.feeds);
+        self.responses = answer_cache::AnswerCache::new(sizes.responses);
+        self
+    }
+
+    /// Keeps `bytes` of whole JSON list answers instead of the default (0: none).
+    pub fn with_response_cache(mut self, bytes: usize) -> AppState {
+        self.responses = answer_cache::AnswerCache::new(bytes);
         self
     }
 
@@ -411,6 +424,23 @@ where
         route: route_index,
         event_password: Arc::default(),
     };
+    // Whole list answers come from the response cache when this version of the store and
+    // this second already built them (read before the handler reads anything).
+    let cached = cache_key(state, endpoint, &context)
+        .map(|key| (key, representation_cache::Generation::now(&state.store)));
+    if let Some((key, generation)) = &cached {
+        let found = state
+            .responses
+            .get(key, generation.version(), generation.second());
+        crate::metrics::cache(
+            crate::metrics::Cache::Responses,
+            u64::from(found.is_some()),
+            u64::from(found.is_none()),
+        );
+        if let Some(found) = found {
+            return finish.success(found.answer(), None);
+        }
+    }
     let tries = context.event_password.clone();
     // Steps 10–12: the handler, off the async workers (store and index are synchronous).
     // Running reads in place would save the thread hand-off (about a tenth of a cached list
@@ -428,6 +458,12 @@ where
     );
     match outcome {
         Ok(answer) => {
+            let answer = match cached {
+                Some((key, generation)) if answer.status == warp::http::StatusCode::OK => {
+                    keep_answer(state, key, generation, answer)
+                }
+                _ => answer,
+            };
             let mut response = finish.success(answer, None);
             if writes {
                 // A write that changed nothing (an idempotent update) is at the current position.
@@ -440,6 +476,49 @@ where
         }
         Err(e) => finish.error(&e),
     }
+}
+
+/// The key of a request whose whole answer may come from (and go to) the response cache:
+/// a read of a JSON list, by its validated parameters, caller (anonymous callers share
+/// entries, users have their own: what they see depends on role and authorship) and language
+/// segment. `password` and `context`, which make a list the caller's own, bypass it, and so
+/// does a request with an invalid parameter (answered with an error).
+fn cache_key(
+    state: &AppState,
+    endpoint: &routes::Endpoint,
+    ctx: &Context,
+) -> Option<answer_cache::AnswerKey> {
+    let cacheable = state.responses.keeps_anything()
+        && matches!(ctx.method, Method::GET | Method::HEAD)
+        && endpoint.caches_whole_answer()
+        && !ctx.params.sent("password")
+        && !ctx.params.sent("context");
+    if !cacheable {
+        return None;
+    }
+    answer_cache::AnswerKey::of(ctx)
+}
+
+/// Keeps a list's `200` answer, built from `generation`, for the rest of its second, and
+/// returns it with its shared body. An answer whose building ran into the next second may hold
+/// either second's clock, and is not kept.
+fn keep_answer(
+    state: &AppState,
+    key: answer_cache::AnswerKey,
+    generation: representation_cache::Generation,
+    answer: ApiResponse,
+) -> ApiResponse {
+    let answer = answer_cache::CachedAnswer::from_answer(answer);
+    let second = generation.second();
+    if chrono::Utc::now().timestamp() == second {
+        state.responses.put(
+            key,
+            generation.version(),
+            second..second + 1,
+            answer.clone(),
+        );
+    }
+    answer.answer()
 }
 
 /// The Prometheus text exposition of every metric, with the index's position and size read

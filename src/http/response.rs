@@ -56,8 +56,22 @@ pub enum Body {
     Shared(Arc<SharedBody>),
 }
 
-/// A body built once and answered many times (calendar feeds, from their cache): its tag and
-/// its compressed form are computed once too.
+impl Body {
+    /// The body as one built once and answered many times (kept in `answer_cache`).
+    pub(crate) fn into_shared(self) -> Arc<SharedBody> {
+        match self {
+            Body::Json(value) => Arc::new(SharedBody::new(
+                JSON,
+                serde_json::to_vec(&value).expect("JSON values always serialize"),
+            )),
+            Body::Serialized(bytes) => Arc::new(SharedBody::new(JSON, bytes)),
+            Body::Shared(shared) => shared,
+        }
+    }
+}
+
+/// A body built once and answered many times (whole answers from `answer_cache`): its tag
+/// and its compressed form are computed once too.
 #[derive(Debug)]
 pub struct SharedBody {
     media_type: &'static str,

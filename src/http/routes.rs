@@ -143,6 +143,16 @@ pub struct Endpoint {
     pub permission: Permission,
 }
 
+impl Endpoint {
+    /// Whether its whole answers are kept between requests (`answer_cache`, docs/api.md,
+    /// "Responses, caching and compression"): the reads of the five JSON lists.
+    pub(crate) fn caches_whole_answer(&self) -> bool {
+        self.group == Group::Read
+            && self.class.is_list()
+            && matches!(self.response, ResponseSchema::Component(_))
+    }
+}
+
 pub struct Route {
     pub segments: &'static [Seg],
     pub endpoints: Vec<Endpoint>,

@@ -2,10 +2,7 @@
 //! query (docs/api.md, "Calendar feeds"): one VEVENT per event, and a VTIMEZONE, written out
 //! as rules, for each zone the events use.
 
-mod cache;
 mod zones;
-
-pub(crate) use cache::{CachedFeed, FeedCache, FeedKey};
 
 use crate::http::links::Links;
 use crate::http::render::public_url;

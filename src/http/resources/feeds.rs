@@ -1,13 +1,14 @@
 //! The calendar feeds (docs/api.md, "Calendar feeds"): `/events.ics`, `/events/{id}.ics`,
 //! `/events/by-slug/{slug}.ics`. They take the parameters of their JSON twins, answer as
-//! they do when something is wrong, and keep whole feeds between polls (`ical::FeedCache`).
+//! they do when something is wrong, and keep whole feeds between polls (`answer_cache`).
 
+use crate::http::answer_cache::{AnswerKey, CachedAnswer};
 use crate::http::error::{from_service, ApiError};
-use crate::http::ical::{self, CachedFeed, FeedKey};
+use crate::http::ical;
 use crate::http::params::{ParamKind, ParamSpec};
 use crate::http::resources::events::{self as event_routes, event_query, single_read_params};
 use crate::http::resources::{invalid, request};
-use crate::http::response::{Body, SharedBody};
+use crate::http::response::SharedBody;
 use crate::http::routes::{
     Endpoint, Group, OperationClass, Permission, ResponseSchema, Route, Seg,
 };
@@ -86,7 +87,7 @@ pub(crate) fn routes() -> Vec<Route> {
 
 /// A built feed and how long it answers for.
 struct Built {
-    feed: CachedFeed,
+    feed: CachedAnswer,
     /// The answer follows the clock by the second (strict bounds, scheduled records), not
     /// just by the day.
     clock_bound: bool,
@@ -101,21 +102,9 @@ fn cached(
     let now = Utc::now();
     // Read before anything else: what is built afterwards is at least this current.
     let version = state.store.version();
-    if !ctx.params.invalid.is_empty() {
-        // The values as validated leave the invalid parameters out: they do not tell this
-        // request from a valid one. Its answer is an error, never kept.
-        return build(now, version).map(|built| {
-            let mut answer = ApiResponse::ok_body(Body::Shared(built.feed.body));
-            answer.headers = built.feed.headers;
-            answer
-        });
-    }
-    let key = FeedKey {
-        route: ctx.route,
-        path: ctx.path.clone(),
-        params: ctx.params.sent_values(),
-        caller: ctx.caller,
-        segment: ctx.links.segment(),
+    let Some(key) = AnswerKey::of(ctx) else {
+        // An invalid parameter: the feed's error, never kept.
+        return build(now, version).map(|built| built.feed.answer());
     };
     let feed = match state.feeds.get(&key, version, now.timestamp()) {
         Some(feed) => {
@@ -134,13 +123,14 @@ fn cached(
                     .and_utc()
                     .timestamp()
             };
-            state.feeds.put(key, version, expires, built.feed.clone());
+            let from = now.timestamp();
+            state
+                .feeds
+                .put(key, version, from..expires, built.feed.clone());
             built.feed
         }
     };
-    let mut answer = ApiResponse::ok_body(Body::Shared(feed.body));
-    answer.headers = feed.headers;
-    Ok(answer)
+    Ok(feed.answer())
 }
 
 /// `GET /events.ics`: every event of the list query, as one calendar.
@@ -229,7 +219,7 @@ fn calendar(
     name: &str,
     (now, version): (DateTime<Utc>, u64),
     clock_bound: bool,
-) -> Result<CachedFeed, ApiError> {
+) -> Result<CachedAnswer, ApiError> {
     let views = events::EventViews::new(
         &state.store,
         &state.index,
@@ -250,7 +240,7 @@ fn calendar(
         state.changes.last_change(version, now)
     };
     let last_modified = newest.map_or(changed, |n| n.max(changed)).min(now);
-    Ok(CachedFeed {
+    Ok(CachedAnswer {
         body: Arc::new(SharedBody::new(
             ical::MEDIA_TYPE,
             ical::calendar(name, &entries),
@@ -261,5 +251,6 @@ fn calendar(
                 .format("%a, %d %b %Y %H:%M:%S GMT")
                 .to_string(),
         )],
+        link_relations: Vec::new(),
     })
 }
