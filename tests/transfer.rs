@@ -503,7 +503,13 @@ fn a_calendar_copied_over_http_exports_exactly_as_its_source_and_follows_its_cha
         "the copy exports as its source"
     );
 
-    // Changes at the source: an update, a deleted tag (its event keeps its `modified`).
+    // Changes at the source: an update, a deleted tag (its event keeps its `modified`). The
+    // copy tells an update by `modified_utc`, in whole seconds: the update must fall in a later
+    // second than the event's creation.
+    let created_at = fiesta["modified_utc"].as_str().unwrap().to_string();
+    while chrono::Utc::now().format("%Y-%m-%d %H:%M:%S").to_string() <= created_at {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
     let srv = serve(&source);
     let r = srv
         .req(
