@@ -426,12 +426,9 @@ where
     };
     // Whole list answers come from the response cache when this version of the store and
     // this second already built them (read before the handler reads anything).
-    let cached = cache_key(state, endpoint, &context)
-        .map(|key| (key, representation_cache::Generation::now(&state.store)));
-    if let Some((key, generation)) = &cached {
-        let found = state
-            .responses
-            .get(key, generation.version(), generation.second());
+    let cached = cache_key(state, endpoint, &context).map(|key| (key, AnswerStamp::now(state)));
+    if let Some((key, stamp)) = &cached {
+        let found = state.responses.get(key, stamp.version, stamp.second);
         crate::metrics::cache(
             crate::metrics::Cache::Responses,
             u64::from(found.is_some()),
@@ -459,8 +456,8 @@ where
     match outcome {
         Ok(answer) => {
             let answer = match cached {
-                Some((key, generation)) if answer.status == warp::http::StatusCode::OK => {
-                    keep_answer(state, key, generation, answer)
+                Some((key, stamp)) if answer.status == warp::http::StatusCode::OK => {
+                    keep_answer(state, key, stamp, answer)
                 }
                 _ => answer,
             };
@@ -499,24 +496,39 @@ fn cache_key(
     answer_cache::AnswerKey::of(ctx)
 }
 
-/// Keeps a list's `200` answer, built from `generation`, for the rest of its second, and
-/// returns it with its shared body. An answer whose building ran into the next second may hold
-/// either second's clock, and is not kept.
+/// The state a whole list answer is built from: the store's version (read first: what is
+/// derived afterwards is at least that current) and the clock's second.
+#[derive(Clone, Copy)]
+struct AnswerStamp {
+    version: u64,
+    second: i64,
+}
+
+impl AnswerStamp {
+    fn now(state: &AppState) -> AnswerStamp {
+        let version = state.store.version();
+        AnswerStamp {
+            version,
+            second: chrono::Utc::now().timestamp(),
+        }
+    }
+}
+
+/// Keeps a list's `200` answer, built at `stamp`, for the rest of its second, and returns it
+/// with its shared body. An answer whose building ran into the next second may hold either
+/// second's clock, and is not kept.
 fn keep_answer(
     state: &AppState,
     key: answer_cache::AnswerKey,
-    generation: representation_cache::Generation,
+    stamp: AnswerStamp,
     answer: ApiResponse,
 ) -> ApiResponse {
     let answer = answer_cache::CachedAnswer::from_answer(answer);
-    let second = generation.second();
+    let second = stamp.second;
     if chrono::Utc::now().timestamp() == second {
-        state.responses.put(
-            key,
-            generation.version(),
-            second..second + 1,
-            answer.clone(),
-        );
+        state
+            .responses
+            .put(key, stamp.version, second..second + 1, answer.clone());
     }
     answer.answer()
 }

@@ -46,16 +46,6 @@ impl Generation {
         }
     }
 
-    /// The store version read.
-    pub(crate) fn version(&self) -> u64 {
-        self.version
-    }
-
-    /// The Unix second read.
-    pub(crate) fn second(&self) -> i64 {
-        self.second
-    }
-
     /// The clock representations of this generation are built with.
     pub(crate) fn clock(&self) -> NaiveDateTime {
         chrono::DateTime::from_timestamp(self.second, 0)

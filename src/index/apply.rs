@@ -82,14 +82,16 @@ impl SearchIndex {
         })
         .expect("payloads serialize");
         let mut writer = live.writer.lock().expect("index writer lock");
-        let committed = self.stage(live, &writer, &rx, &touched, last).and_then(|()| {
-            let committing = std::time::Instant::now();
-            let mut prepared = writer.prepare_commit()?;
-            prepared.set_payload(&payload);
-            prepared.commit()?;
-            crate::metrics::index_commit(committing.elapsed().as_secs_f64());
-            Ok(())
-        });
+        let committed = self
+            .stage(live, &writer, &rx, &touched, last)
+            .and_then(|()| {
+                let committing = std::time::Instant::now();
+                let mut prepared = writer.prepare_commit()?;
+                prepared.set_payload(&payload);
+                prepared.commit()?;
+                crate::metrics::index_commit(committing.elapsed().as_secs_f64());
+                Ok(())
+            });
         if let Err(e) = committed {
             // What was handed to the writer would otherwise ride along with the next commit,
             // beside what the retry hands it again (and creates are not preceded by deletes).
