@@ -20,6 +20,9 @@
 //!   the run has settled; it is divided by the writes the server acknowledged (the growth of
 //!   the `position` of its `/healthz`).
 //!
+//! The server runs without its response cache (`ALMANAC_RESPONSE_CACHE_MB=0`, unless the
+//! variable is set), as in `http_load`: the reads measure what a list costs to build.
+//!
 //! Output: a markdown table on stdout and `target/bench-results/write-cost-<N>.json` per size
 //! (the raw wrk figures, CPU times, the machine). The binary is the one Cargo builds for
 //! benchmarks (`CARGO_BIN_EXE_almanac`); the server logs at `warn` to a file in the data
@@ -541,6 +544,12 @@ impl Server {
                 path_str(data),
             ])
             .env("ALMANAC_LOG", "warn")
+            // wrk repeats one URL: without this, the reads would measure the response cache
+            // (which any write empties) instead of what a list costs to build.
+            .env(
+                "ALMANAC_RESPONSE_CACHE_MB",
+                std::env::var("ALMANAC_RESPONSE_CACHE_MB").unwrap_or_else(|_| "0".into()),
+            )
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(log)
