@@ -7,10 +7,13 @@
 //! whether the event is shown masked and whether it is in the export form
 //! (`context=export`). The last five are the key. The clock is the current second:
 //! representations are built with the clock truncated to it, and an entry serves only within
-//! it. The rest are the entry's dependencies (`service::events::Dependency`), with the outbox
-//! position of the view the entry was built from: the entry serves while none of them changed
-//! after that position, so that writes to other records (an editor at work, an import) leave
-//! the cached representations of the rest of the calendar in place.
+//! it. The terms' counts are left out of the entry ([`Template`]) and filled in when it is
+//! served: every event written with a category changes that category's count, which every
+//! event carrying it embeds. The rest are the entry's dependencies
+//! (`service::events::Dependency`), with the outbox position of the view the entry was built
+//! from: the entry serves while none of them changed after that position, so that writes to
+//! other records (an editor at work, an import) leave the cached representations of the rest
+//! of the calendar in place.
 
 use crate::auth::Caller;
 use crate::model::{Kind, Language};
@@ -56,10 +59,75 @@ impl Generation {
     }
 }
 
+/// First of the placeholder counts a representation is rendered with to become a
+/// [`Template`]: far above any real count.
+const PLACEHOLDER_BASE: u64 = 17_000_000_000_000_000_000;
+
+/// A serialized representation whose embedded terms' counts are slots: `parts` around them.
+pub(crate) struct Template {
+    parts: Box<[Box<str>]>,
+    slots: Box<[(Kind, u64)]>,
+}
+
+impl Template {
+    /// The placeholder count of the term in slot `n` (see [`Template::from_placeholders`]).
+    pub(crate) fn placeholder(n: usize) -> u64 {
+        PLACEHOLDER_BASE + n as u64
+    }
+
+    /// The template of `text`, rendered with [`Template::placeholder`]`(n)` as the count of the
+    /// term `slots[n]`; `None` if a placeholder is not there exactly once (the text itself holds
+    /// such a number).
+    pub(crate) fn from_placeholders(text: &str, slots: Vec<(Kind, u64)>) -> Option<Template> {
+        let mut found: Vec<(usize, usize, usize)> = Vec::with_capacity(slots.len());
+        for n in 0..slots.len() {
+            let placeholder = Template::placeholder(n).to_string();
+            let mut at = text.match_indices(&placeholder);
+            let (start, _) = at.next()?;
+            if at.next().is_some() {
+                return None;
+            }
+            found.push((start, start + placeholder.len(), n));
+        }
+        found.sort_unstable();
+        let mut parts = Vec::with_capacity(found.len() + 1);
+        let mut ordered = Vec::with_capacity(found.len());
+        let mut from = 0;
+        for (start, end, n) in found {
+            parts.push(text[from..start].into());
+            ordered.push(slots[n]);
+            from = end;
+        }
+        parts.push(text[from..].into());
+        Some(Template {
+            parts: parts.into(),
+            slots: ordered.into(),
+        })
+    }
+
+    /// The terms whose counts the template needs.
+    pub(crate) fn slots(&self) -> &[(Kind, u64)] {
+        &self.slots
+    }
+
+    /// The representation with each slot's count.
+    pub(crate) fn fill(&self, count: impl Fn(Kind, u64) -> u64) -> String {
+        let mut text = String::with_capacity(
+            self.parts.iter().map(|p| p.len()).sum::<usize>() + 8 * self.slots.len(),
+        );
+        for (part, slot) in self.parts.iter().zip(self.slots.iter()) {
+            text.push_str(part);
+            text.push_str(&count(slot.0, slot.1).to_string());
+        }
+        text.push_str(self.parts.last().expect("one part more than slots"));
+        text
+    }
+}
+
 /// A cached representation and what it was derived from.
 #[derive(Clone)]
 pub(crate) struct Cached {
-    pub item: Arc<str>,
+    pub template: Arc<Template>,
     /// The outbox position of the view it was built from.
     pub head: u64,
     pub dependencies: Arc<[Dependency]>,
@@ -116,10 +184,30 @@ mod tests {
 
     fn cached() -> Cached {
         Cached {
-            item: "{}".into(),
+            template: Arc::new(Template::from_placeholders("{}", Vec::new()).unwrap()),
             head: 7,
             dependencies: Arc::new([Dependency::Record(Kind::Event, 1)]),
         }
+    }
+
+    #[test]
+    fn templates_leave_counts_to_be_filled() {
+        let text = format!(
+            r#"{{"categories":[{{"id":7,"count":{}}}],"tags":[{{"id":9,"count":{}}}]}}"#,
+            Template::placeholder(1),
+            Template::placeholder(0)
+        );
+        let template =
+            Template::from_placeholders(&text, vec![(Kind::Tag, 9), (Kind::Category, 7)]).unwrap();
+        assert_eq!(template.slots(), [(Kind::Category, 7), (Kind::Tag, 9)]);
+        let filled = template.fill(|kind, id| if kind == Kind::Category { id * 10 } else { id });
+        assert_eq!(
+            filled,
+            r#"{"categories":[{"id":7,"count":70}],"tags":[{"id":9,"count":9}]}"#
+        );
+        // A text holding a placeholder twice cannot be told apart.
+        let twice = format!("{} {}", Template::placeholder(0), Template::placeholder(0));
+        assert!(Template::from_placeholders(&twice, vec![(Kind::Tag, 1)]).is_none());
     }
 
     #[test]

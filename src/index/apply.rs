@@ -3,7 +3,6 @@
 use super::build::live_merge_policy;
 use super::collectors::values_in;
 use super::*;
-use crate::model::event::Event;
 use crate::model::term::Term;
 use crate::store::Reads;
 use std::ops::Bound;
@@ -106,8 +105,9 @@ impl SearchIndex {
     }
 
     /// Records what the outbox entries `entries` changed, between the snapshots `before` (the
-    /// current view's, if any) and `after`: the records, the translation groups they left or
-    /// joined, and for events the terms they carried or carry (whose counts they change).
+    /// current view's, if any) and `after`: the records and the translation groups they left
+    /// or joined. (The terms' counts that an event's write moves are not cached: see
+    /// `http::representation_cache`.)
     /// Called before the entries are acknowledged, so that no representation cached before
     /// them passes for current afterwards.
     fn record_changes(
@@ -127,18 +127,7 @@ impl SearchIndex {
                             changed.push((Dependency::Group(e.kind, term.group), e.seq));
                         }
                     }
-                    Kind::Event => {
-                        if let Some(event) = rx.get_record::<Event>(e.kind, e.id)? {
-                            changed.push((Dependency::Group(e.kind, event.post.group), e.seq));
-                            for c in &event.categories {
-                                changed.push((Dependency::Record(Kind::Category, *c), e.seq));
-                            }
-                            for t in &event.tags {
-                                changed.push((Dependency::Record(Kind::Tag, *t), e.seq));
-                            }
-                        }
-                    }
-                    Kind::Venue | Kind::Organizer => {
+                    Kind::Event | Kind::Venue | Kind::Organizer => {
                         if let Some(meta) = rx.get_record::<PostMeta>(e.kind, e.id)? {
                             changed.push((Dependency::Group(e.kind, meta.group), e.seq));
                         }

@@ -104,7 +104,7 @@ struct TermCounts {
 /// [`SearchIndex::unchanged_since`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum Dependency {
-    /// The record itself; for a term, also its `count` (a change to any event carrying it).
+    /// The record itself.
     Record(Kind, u64),
     /// A translation group: its members and their statuses.
     Group(Kind, u64),

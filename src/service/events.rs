@@ -977,6 +977,16 @@ pub fn list(
     })
 }
 
+/// Published events per term (the `count` of embedded terms) at `now`.
+pub(crate) fn term_counts(
+    index: &SearchIndex,
+    kind: Kind,
+    ids: &[u64],
+    now: NaiveDateTime,
+) -> ServiceResult<HashMap<u64, u64>> {
+    Ok(index.term_counts(kind, ids, now.and_utc().timestamp())?)
+}
+
 /// Whether a representation built from a view at outbox position `head` with these
 /// dependencies is still exact (see [`EventViews::dependencies`]).
 pub(crate) fn unchanged_since(index: &SearchIndex, dependencies: &[Dependency], head: u64) -> bool {
@@ -1054,10 +1064,10 @@ impl EventViews {
         })
     }
 
-    /// What the representation of `event` with `view` embeds, beyond the clock and what the
-    /// caller's key holds: the event and its translation group, its venue and organizers and
-    /// their groups, its terms (their counts change with their events), their groups and the
-    /// categories above them (whose slugs are in their URLs). Images never change.
+    /// What the representation of `event` with `view` embeds, beyond the clock, what the
+    /// caller's key holds and the terms' counts (filled in when served): the event and its
+    /// translation group, its venue and organizers and their groups, its terms, their groups
+    /// and the categories above them. Images never change.
     pub(crate) fn dependencies(
         &self,
         event: &Event,

@@ -5,7 +5,7 @@ use crate::http::error::{from_service, ApiError};
 use crate::http::lists::{self, ListAnswer};
 use crate::http::params::{ParamKind, ParamSpec, Params};
 use crate::http::render::{self, EventParts, LinkedContext};
-use crate::http::representation_cache::{Cached, Generation, RepresentationKey};
+use crate::http::representation_cache::{Cached, Generation, RepresentationKey, Template};
 use crate::http::resources::linked::{inline, LinkedResource};
 use crate::http::resources::{common_write_params, export_form, invalid, post_write, request};
 use crate::http::routes::{
@@ -514,22 +514,36 @@ impl<'a> Embedding<'a> {
         Ok(self.event_in(e, view, single, masked))
     }
 
-    /// A list member's representation (the export form with `export`) and what it depends
-    /// on, for the representation cache.
+    /// A list member's representation (the export form with `export`) as a template whose
+    /// terms' counts are filled in when served, and what it depends on, for the
+    /// representation cache; the representation itself when it cannot be a template (its
+    /// text holds a placeholder).
     fn listed(
         &self,
         e: &Event,
         masked: bool,
         export: bool,
-    ) -> Result<(Value, Vec<Dependency>), ApiError> {
+    ) -> Result<(Result<Template, String>, Vec<Dependency>), ApiError> {
         let error = |err| from_service(err, self.ctx.caller);
-        let view = self.views.view(e).map_err(error)?;
+        let render = |view: EventView| {
+            let mut value = self.event_in(e, view, false, masked && !export);
+            if export {
+                render::export_event(&mut value, e);
+            }
+            value.to_string()
+        };
+        let mut view = self.views.view(e).map_err(error)?;
         let dependencies = self.views.dependencies(e, &view).map_err(error)?;
-        let mut value = self.event_in(e, view, false, masked && !export);
-        if export {
-            render::export_event(&mut value, e);
+        let mut slots = Vec::new();
+        for term in view.categories.iter_mut().chain(view.tags.iter_mut()) {
+            term.count = Template::placeholder(slots.len());
+            slots.push((term.term.kind, term.term.id));
         }
-        Ok((value, dependencies))
+        let template = match Template::from_placeholders(&render(view), slots) {
+            Some(template) => Ok(template),
+            None => Err(render(self.views.view(e).map_err(error)?)),
+        };
+        Ok((template, dependencies))
     }
 
     fn event_in(&self, e: &Event, view: EventView, single: bool, masked: bool) -> Value {
@@ -825,39 +839,85 @@ fn list_items(
             segment: ctx.links.segment(),
         })
         .collect();
-    let mut items: Vec<Option<Arc<str>>> = keys
+    let mut templates: Vec<Option<Arc<Template>>> = keys
         .iter()
         .map(|k| {
             state.representations.get(generation, k).and_then(|c| {
-                events::unchanged_since(&state.index, &c.dependencies, c.head).then_some(c.item)
+                events::unchanged_since(&state.index, &c.dependencies, c.head).then_some(c.template)
             })
         })
         .collect();
-    let missing: Vec<usize> = (0..events.len()).filter(|n| items[*n].is_none()).collect();
+    let missing: Vec<usize> = (0..events.len())
+        .filter(|n| templates[*n].is_none())
+        .collect();
     crate::metrics::cache(
         crate::metrics::Cache::Representations,
         (events.len() - missing.len()) as u64,
         missing.len() as u64,
     );
+    // Members whose text cannot be a template (it holds a placeholder) are served as built.
+    let mut plain: Vec<Option<Arc<str>>> = vec![None; events.len()];
     if !missing.is_empty() {
         let pending: Vec<&Event> = missing.iter().map(|n| &events[*n]).collect();
         let embedding = Embedding::new(state, ctx, &pending, generation.clock())?;
         for n in missing {
-            let (value, dependencies) = embedding.listed(&events[n], keys[n].masked, export)?;
-            let item: Arc<str> = value.to_string().into();
-            state.representations.put(
-                generation,
-                keys[n],
-                Cached {
-                    item: item.clone(),
-                    head,
-                    dependencies: dependencies.into(),
-                },
-            );
-            items[n] = Some(item);
+            let (template, dependencies) = embedding.listed(&events[n], keys[n].masked, export)?;
+            match template {
+                Ok(template) => {
+                    let template = Arc::new(template);
+                    state.representations.put(
+                        generation,
+                        keys[n],
+                        Cached {
+                            template: template.clone(),
+                            head,
+                            dependencies: dependencies.into(),
+                        },
+                    );
+                    templates[n] = Some(template);
+                }
+                Err(text) => plain[n] = Some(text.into()),
+            }
         }
     }
-    Ok(items.into_iter().flatten().collect())
+    let counts = slot_counts(state, ctx, &templates, generation)?;
+    let items = templates.into_iter().zip(plain).map(|(template, plain)| {
+        plain.or_else(|| {
+            template.map(|t| {
+                let filled = t.fill(|kind, id| counts.get(&(kind, id)).copied().unwrap_or(0));
+                Arc::from(filled)
+            })
+        })
+    });
+    Ok(items.flatten().collect())
+}
+
+/// The counts of every term the templates embed, counted at the generation's clock.
+fn slot_counts(
+    state: &AppState,
+    ctx: &Context,
+    templates: &[Option<Arc<Template>>],
+    generation: Generation,
+) -> Result<std::collections::HashMap<(Kind, u64), u64>, ApiError> {
+    let mut counts = std::collections::HashMap::new();
+    for kind in [Kind::Category, Kind::Tag] {
+        let mut ids: Vec<u64> = templates
+            .iter()
+            .flatten()
+            .flat_map(|t| t.slots().iter())
+            .filter(|(k, _)| *k == kind)
+            .map(|(_, id)| *id)
+            .collect();
+        if ids.is_empty() {
+            continue;
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        let found = events::term_counts(&state.index, kind, &ids, generation.clock())
+            .map_err(|e| from_service(e, ctx.caller))?;
+        counts.extend(found.into_iter().map(|(id, count)| ((kind, id), count)));
+    }
+    Ok(counts)
 }
 
 /// The effective parameters of the list's links, in the plugin's order.
