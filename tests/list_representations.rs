@@ -147,3 +147,50 @@ fn every_write_to_what_a_listed_event_embeds_is_in_the_next_list() {
     assert_eq!(r.status, 200, "{}", r.describe());
     assert_eq!(listed(&s, id)["organizer"], json!([]));
 }
+
+#[test]
+fn a_single_event_follows_what_it_embeds_too() {
+    let s = Server::start_with_users(&[ADMIN]);
+    let category = create(&s, "categories", json!({"name": "Theatre"}));
+    let venue = create(&s, "venues", json!({"venue": "Old Stage"}));
+    let e = create(
+        &s,
+        "events",
+        event(
+            "Matinee",
+            json!({"categories": [category["id"]], "venue": venue["id"]}),
+        ),
+    );
+    let path = format!("{NS}/events/{}", e["id"]);
+    let first = s.get(&path).json();
+    assert_eq!(first["venue"]["venue"], "Old Stage");
+    assert_eq!(first["categories"][0]["count"], 1);
+    assert!(first["json_ld"].is_object(), "{first}");
+    assert_eq!(s.get(&path).json(), first, "the same answer again");
+
+    update(
+        &s,
+        &format!("venues/{}", venue["id"]),
+        json!({"venue": "New Stage"}),
+    );
+    let renamed = s.get(&path).json();
+    assert_eq!(renamed["venue"]["venue"], "New Stage");
+    assert_eq!(
+        renamed["json_ld"]["location"]["name"], "New Stage",
+        "{renamed}"
+    );
+
+    create(
+        &s,
+        "events",
+        event("Evening show", json!({"categories": [category["id"]]})),
+    );
+    assert_eq!(s.get(&path).json()["categories"][0]["count"], 2);
+
+    update(
+        &s,
+        &path.replacen(NS, "", 1)[1..],
+        json!({"title": "Matinee, moved"}),
+    );
+    assert_eq!(s.get(&path).json()["title"], "Matinee, moved");
+}

@@ -32,6 +32,8 @@ pub(crate) struct RepresentationKey {
     pub masked: bool,
     /// The export form (`context=export`).
     pub export: bool,
+    /// A single GET's representation (with `json_ld`), not a list member's.
+    pub single: bool,
     pub caller: Caller,
     pub segment: Option<Language>,
 }
@@ -177,6 +179,7 @@ mod tests {
             id,
             masked: false,
             export: false,
+            single: false,
             caller: Caller::Anonymous,
             segment: None,
         }

@@ -977,6 +977,12 @@ pub fn list(
     })
 }
 
+/// The store's outbox position: a representation built from what is read afterwards is at
+/// least this current (see [`unchanged_since`]).
+pub(crate) fn position(store: &Store) -> ServiceResult<u64> {
+    Ok(store.outbox_head()?)
+}
+
 /// Published events per term (the `count` of embedded terms) at `now`.
 pub(crate) fn term_counts(
     index: &SearchIndex,

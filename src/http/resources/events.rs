@@ -8,6 +8,7 @@ use crate::http::render::{self, EventParts, LinkedContext};
 use crate::http::representation_cache::{Cached, Generation, RepresentationKey, Template};
 use crate::http::resources::linked::{inline, LinkedResource};
 use crate::http::resources::{common_write_params, export_form, invalid, post_write, request};
+use crate::http::response::Body;
 use crate::http::routes::{
     Endpoint, Group, OperationClass, Permission, ResponseSchema, Route, Seg,
 };
@@ -514,19 +515,19 @@ impl<'a> Embedding<'a> {
         Ok(self.event_in(e, view, single, masked))
     }
 
-    /// A list member's representation (the export form with `export`) as a template whose
-    /// terms' counts are filled in when served, and what it depends on, for the
-    /// representation cache; the representation itself when it cannot be a template (its
-    /// text holds a placeholder).
-    fn listed(
+    /// The representation `key` names (a list member's or a single GET's, maybe in the export
+    /// form) as a template whose terms' counts are filled in when served, and what it depends
+    /// on, for the representation cache; the representation itself when it cannot be a
+    /// template (its text holds a placeholder).
+    fn templated(
         &self,
         e: &Event,
-        masked: bool,
-        export: bool,
+        key: &RepresentationKey,
     ) -> Result<(Result<Template, String>, Vec<Dependency>), ApiError> {
+        let (single, masked, export) = (key.single, key.masked, key.export);
         let error = |err| from_service(err, self.ctx.caller);
         let render = |view: EventView| {
-            let mut value = self.event_in(e, view, false, masked && !export);
+            let mut value = self.event_in(e, view, single && !export, masked && !export);
             if export {
                 render::export_event(&mut value, e);
             }
@@ -585,17 +586,12 @@ impl<'a> Embedding<'a> {
             },
         )
     }
-
-    /// The export form: the list member's representation (unmasked, without `json_ld`) with
-    /// the stored values of `almanac export`.
-    fn export(&self, e: &Event) -> Result<Value, ApiError> {
-        let mut value = self.event(e, false, false)?;
-        render::export_event(&mut value, e);
-        Ok(value)
-    }
 }
 
 fn get(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
+    let generation = Generation::now();
+    // Read before the event: a representation built afterwards is at least this current.
+    let head = events::position(&state.store).map_err(|e| from_service(e, ctx.caller))?;
     let event = events::get(
         &state.store,
         &request(ctx),
@@ -604,11 +600,43 @@ fn get(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
         invalid(&ctx.params),
     )
     .map_err(|e| from_service(e, ctx.caller))?;
-    let embedding = Embedding::new(state, ctx, &[&event], chrono::Utc::now().naive_utc())?;
-    if export_form(ctx) {
-        return Ok(ApiResponse::ok(embedding.export(&event)?));
-    }
-    Ok(ApiResponse::ok(embedding.event(&event, true, false)?))
+    // A single record in the representation cache beside the list members: the checks above
+    // ran, what follows is only its representation.
+    let key = RepresentationKey {
+        kind: Kind::Event,
+        id: event.post.id,
+        masked: false,
+        export: export_form(ctx),
+        single: true,
+        caller: ctx.caller,
+        segment: ctx.links.segment(),
+    };
+    let template = match cached_template(state, generation, &key) {
+        Some(template) => template,
+        None => {
+            let embedding = Embedding::new(state, ctx, &[&event], generation.clock())?;
+            let (template, dependencies) = embedding.templated(&event, &key)?;
+            match template {
+                Ok(template) => {
+                    let template = Arc::new(template);
+                    state.representations.put(
+                        generation,
+                        key,
+                        Cached {
+                            template: template.clone(),
+                            head,
+                            dependencies: dependencies.into(),
+                        },
+                    );
+                    template
+                }
+                Err(text) => return Ok(ApiResponse::ok_body(Body::Serialized(text.into_bytes()))),
+            }
+        }
+    };
+    let counts = slot_counts(state, ctx, &[Some(template.clone())], generation)?;
+    let text = template.fill(|kind, id| counts.get(&(kind, id)).copied().unwrap_or(0));
+    Ok(ApiResponse::ok_body(Body::Serialized(text.into_bytes())))
 }
 
 fn create(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
@@ -835,17 +863,14 @@ fn list_items(
             id: e.post.id,
             masked: masked(e),
             export,
+            single: false,
             caller: ctx.caller,
             segment: ctx.links.segment(),
         })
         .collect();
     let mut templates: Vec<Option<Arc<Template>>> = keys
         .iter()
-        .map(|k| {
-            state.representations.get(generation, k).and_then(|c| {
-                events::unchanged_since(&state.index, &c.dependencies, c.head).then_some(c.template)
-            })
-        })
+        .map(|k| cached_template(state, generation, k))
         .collect();
     let missing: Vec<usize> = (0..events.len())
         .filter(|n| templates[*n].is_none())
@@ -861,7 +886,7 @@ fn list_items(
         let pending: Vec<&Event> = missing.iter().map(|n| &events[*n]).collect();
         let embedding = Embedding::new(state, ctx, &pending, generation.clock())?;
         for n in missing {
-            let (template, dependencies) = embedding.listed(&events[n], keys[n].masked, export)?;
+            let (template, dependencies) = embedding.templated(&events[n], &keys[n])?;
             match template {
                 Ok(template) => {
                     let template = Arc::new(template);
@@ -890,6 +915,18 @@ fn list_items(
         })
     });
     Ok(items.flatten().collect())
+}
+
+/// The cached template of `key`, if it was built in this generation and nothing it depends on
+/// changed since.
+fn cached_template(
+    state: &AppState,
+    generation: Generation,
+    key: &RepresentationKey,
+) -> Option<Arc<Template>> {
+    state.representations.get(generation, key).and_then(|c| {
+        events::unchanged_since(&state.index, &c.dependencies, c.head).then_some(c.template)
+    })
 }
 
 /// The counts of every term the templates embed, counted at the generation's clock.
