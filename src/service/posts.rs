@@ -8,7 +8,7 @@ use crate::model::post::{PostMeta, PostRecord};
 use crate::model::{Kind, Language, Status};
 use crate::service::Refusals;
 use crate::service::{ServiceError, ServiceResult};
-use crate::store::{PostIdKind, Reads, Store, WriteTx};
+use crate::store::{PostIdKind, Reads, Store, StoreError, WriteTx};
 use crate::values::datetime::DateTimeValue;
 use crate::values::text;
 use crate::values::{slug, Invalid, SubCode};
@@ -282,6 +282,20 @@ pub(crate) fn claim_slug(
     candidate: &str,
     id: u64,
 ) -> ServiceResult<String> {
+    let chosen = unique_slug(tx, kind, language, candidate, id)?;
+    tx.set_slug(kind, language, &chosen, id)?;
+    Ok(chosen)
+}
+
+/// `candidate`, made unique among the kind's slugs in the language (record `id` may keep its
+/// own).
+pub(crate) fn unique_slug(
+    tx: &impl Reads,
+    kind: Kind,
+    language: Language,
+    candidate: &str,
+    id: u64,
+) -> Result<String, StoreError> {
     let mut failure = None;
     let chosen = slug::make_unique(candidate, |s| match tx.slug_owner(kind, language, s) {
         Ok(owner) => owner.is_some_and(|o| o != id),
@@ -290,11 +304,10 @@ pub(crate) fn claim_slug(
             false
         }
     });
-    if let Some(e) = failure {
-        return Err(e.into());
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(chosen),
     }
-    tx.set_slug(kind, language, &chosen, id)?;
-    Ok(chosen)
 }
 
 /// Moves a record to the trash: status and slug remembered, `__trashed` slug.

@@ -897,19 +897,10 @@ fn unpublished_slug(
     title: &str,
     id: u64,
 ) -> RecordResult<String> {
-    let mut failure = None;
     let candidate = slug::or_id(slug::sanitize(title), id);
-    let chosen = slug::make_unique(&candidate, |s| match tx.slug_owner(kind, language, s) {
-        Ok(owner) => owner.is_some_and(|o| o != id),
-        Err(e) => {
-            failure.get_or_insert(e);
-            false
-        }
-    });
-    match failure {
-        Some(e) => Err(e.into()),
-        None => Ok(chosen),
-    }
+    Ok(crate::service::posts::unique_slug(
+        tx, kind, language, &candidate, id,
+    )?)
 }
 
 /// Writes a validated post record.
