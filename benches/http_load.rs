@@ -22,12 +22,15 @@
 //! `cargo bench`). The server logs at `ALMANAC_BENCH_LOG` (default `warn`: the per-request
 //! info line is left out; its stderr goes to a file in the data directory).
 
+mod support;
+
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
+use support::{env_number, path_str, run};
 
 const BINARY: &str = env!("CARGO_BIN_EXE_almanac");
 const MANIFEST_DIR: &str = env!("CARGO_MANIFEST_DIR");
@@ -44,13 +47,6 @@ const STOP_WORDS: &[&str] = &[
     "dos", "e", "o", "os", "as", "em", "com", "para", "la", "el", "los", "las", "y", "con", "del",
     "en", "por", "un", "una", "um", "uma", "no", "na",
 ];
-
-fn env_number<T: std::str::FromStr>(name: &str, default: T) -> T {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or(default)
-}
 
 fn main() {
     // `cargo bench` passes `--bench` (and maybe a filter); nothing here takes arguments.
@@ -385,10 +381,6 @@ fn main() {
     println!("results: {}", out.display());
 }
 
-fn path_str(p: &Path) -> &str {
-    p.to_str().expect("UTF-8 path")
-}
-
 fn mib(bytes: u64) -> f64 {
     bytes as f64 / 1_048_576.0
 }
@@ -405,19 +397,6 @@ fn ms(us: &Value) -> String {
     } else {
         format!("{:.1} ms", us / 1000.0)
     }
-}
-
-/// Runs a command to completion; stdout is returned, a failure ends the benchmark.
-fn run(command: &mut Command) -> String {
-    let out = command.output().expect("command runs");
-    if !out.status.success() {
-        panic!(
-            "{command:?} failed: {}\n{}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// "generated N events, ... in 1.2 s; indexed in 0.3 s" → (1.2, 0.3).

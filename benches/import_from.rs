@@ -11,36 +11,18 @@
 //! resident memory of each import process (its own, from `wait4`). Output: a markdown table
 //! on stdout and `target/bench-results/import-from-<N>.json`.
 
+mod support;
+
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, ChildStdout, Command, Stdio};
 use std::time::Instant;
+use support::{env_number, path_str, run};
 
 const BINARY: &str = env!("CARGO_BIN_EXE_almanac");
 const ADMIN: &str = "bench";
 const PASSWORD: &str = "bench-password-0123456789";
-
-fn env_number<T: std::str::FromStr>(name: &str, default: T) -> T {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or(default)
-}
-
-fn path_str(p: &Path) -> &str {
-    p.to_str().expect("UTF-8 path")
-}
-
-fn run(command: &mut Command) -> String {
-    let output = command.output().expect("command runs");
-    assert!(
-        output.status.success(),
-        "{command:?} failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
 
 /// The source server; killed when dropped.
 struct Source {

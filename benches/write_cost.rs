@@ -28,11 +28,14 @@
 //! benchmarks (`CARGO_BIN_EXE_almanac`); the server logs at `warn` to a file in the data
 //! directory.
 
+mod support;
+
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, ChildStdout, Command, Stdio};
 use std::time::Duration;
+use support::{env_number, path_str, run};
 
 const BINARY: &str = env!("CARGO_BIN_EXE_almanac");
 const MANIFEST_DIR: &str = env!("CARGO_MANIFEST_DIR");
@@ -55,13 +58,6 @@ const STOP_WORDS: &[&str] = &[
 const OWN_WORDS: &[&str] = &["benchmark", "concert", "update", "check"];
 
 type Client = reqwest::blocking::Client;
-
-fn env_number<T: std::str::FromStr>(name: &str, default: T) -> T {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or(default)
-}
 
 fn main() {
     // `cargo bench` passes `--bench` (and maybe a filter); nothing here takes arguments.
@@ -485,10 +481,6 @@ fn check_write(client: &Client, base: &str, kind: &str, category: u64, id: u64) 
     assert_eq!(status, expected, "{kind}: {}", r.text().unwrap_or_default());
 }
 
-fn path_str(p: &Path) -> &str {
-    p.to_str().expect("UTF-8 path")
-}
-
 fn ms(us: &Value) -> String {
     let us = us.as_f64().unwrap_or(f64::NAN);
     if us < 1000.0 {
@@ -508,19 +500,6 @@ fn thousands(n: u64) -> String {
         out.push(c);
     }
     out
-}
-
-/// Runs a command to completion; stdout is returned, a failure ends the benchmark.
-fn run(command: &mut Command) -> String {
-    let out = command.output().expect("command runs");
-    if !out.status.success() {
-        panic!(
-            "{command:?} failed: {}\n{}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 struct Server {
