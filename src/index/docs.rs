@@ -22,6 +22,24 @@ pub(crate) fn month_of_seconds(secs: i64) -> i64 {
     i64::from(t.year()) * 12 + i64::from(t.month0())
 }
 
+/// The seconds of a [`Key::StartMonth`] month's wall clocks: its first, and the first of the
+/// next month.
+pub(crate) fn month_seconds(month: i64) -> (i64, i64) {
+    let first = |month: i64| {
+        i32::try_from(month.div_euclid(12))
+            .ok()
+            .and_then(|year| {
+                chrono::NaiveDate::from_ymd_opt(year, month.rem_euclid(12) as u32 + 1, 1)
+            })
+            .map(|day| seconds(&day.and_time(chrono::NaiveTime::MIN)))
+    };
+    match (first(month), first(month + 1)) {
+        (Some(start), Some(end)) => (start, end),
+        // Outside chrono's years: no wall clock of the index falls there.
+        _ => (i64::MAX, i64::MAX),
+    }
+}
+
 /// Record IDs below this bound order correctly inside a sort key.
 pub(crate) const ID_SPAN: i64 = 1 << 24;
 

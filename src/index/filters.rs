@@ -49,7 +49,7 @@ pub(crate) struct ColumnBound {
 
 impl ColumnBound {
     /// Clears the bits of the documents whose value is out of bounds or missing.
-    fn apply(&self, reader: &SegmentReader, words: &mut [u64]) -> tantivy::Result<()> {
+    pub(super) fn apply(&self, reader: &SegmentReader, words: &mut [u64]) -> tantivy::Result<()> {
         let column = reader.fast_fields().i64(self.column)?;
         let (low, high) = self.inclusive();
         // A full column (a value in every document) is read directly, a word's documents at a
@@ -86,7 +86,7 @@ impl ColumnBound {
     }
 
     /// The bounds as an inclusive range (an empty one when nothing fits).
-    fn inclusive(&self) -> (i64, i64) {
+    pub(super) fn inclusive(&self) -> (i64, i64) {
         let low = match self.lower {
             Bound::Included(v) => Some(v),
             Bound::Excluded(v) => v.checked_add(1),
@@ -212,25 +212,56 @@ impl FilterCache {
         query: &dyn Query,
         reader: &SegmentReader,
     ) -> tantivy::Result<Arc<Vec<u64>>> {
-        let segment = reader.segment_id();
+        self.derived(reader.segment_id(), key, || {
+            let mut words = vec![0u64; words_for(reader.max_doc())];
+            let weight = query.weight(EnableScoring::disabled_from_schema(reader.schema()))?;
+            let mut scorer = weight.scorer(reader, 1.0)?;
+            let mut doc = scorer.doc();
+            while doc != TERMINATED {
+                words[(doc / 64) as usize] |= 1 << (doc % 64);
+                doc = scorer.advance();
+            }
+            Ok(words)
+        })
+    }
+
+    /// Words derived from a segment alone (a filter's bitset, or another fact of the segment
+    /// under its own `key`), computed on first use and kept like the filters.
+    pub(super) fn derived(
+        &self,
+        segment: SegmentId,
+        key: &str,
+        compute: impl FnOnce() -> tantivy::Result<Vec<u64>>,
+    ) -> tantivy::Result<Arc<Vec<u64>>> {
         if let Some(bits) = self.get(segment, key) {
             return Ok(bits);
         }
-        let mut words = vec![0u64; words_for(reader.max_doc())];
-        let weight = query.weight(EnableScoring::disabled_from_schema(reader.schema()))?;
-        let mut scorer = weight.scorer(reader, 1.0)?;
-        let mut doc = scorer.doc();
-        while doc != TERMINATED {
-            words[(doc / 64) as usize] |= 1 << (doc % 64);
-            doc = scorer.advance();
-        }
-        let bits = Arc::new(words);
+        let bits = Arc::new(compute()?);
         self.put(segment, key, bits.clone());
         Ok(bits)
     }
 }
 
-fn words_for(max_doc: u32) -> usize {
+/// The AND of a plan's filters in a segment (every document when it has none), deleted
+/// documents included.
+fn filter_words(
+    keys: &[String],
+    plan: &Plan,
+    cache: &FilterCache,
+    reader: &SegmentReader,
+) -> tantivy::Result<Vec<u64>> {
+    let mut words: Option<Vec<u64>> = None;
+    for (key, query) in keys.iter().zip(&plan.filters) {
+        let bits = cache.bits(key, query.as_ref(), reader)?;
+        match words.as_mut() {
+            None => words = Some(bits.as_ref().clone()),
+            Some(acc) => acc.iter_mut().zip(bits.iter()).for_each(|(a, b)| *a &= b),
+        }
+    }
+    Ok(words.unwrap_or_else(|| all_docs(reader.max_doc())))
+}
+
+pub(super) fn words_for(max_doc: u32) -> usize {
     (max_doc as usize).div_ceil(64)
 }
 
@@ -250,6 +281,21 @@ impl std::fmt::Debug for FilteredQuery {
             .field("bounds", &self.plan.bounds)
             .field("checks", &self.plan.checks)
             .finish()
+    }
+}
+
+impl FilteredQuery {
+    pub(super) fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    pub(super) fn cache(&self) -> &FilterCache {
+        &self.cache
+    }
+
+    /// The AND of the plan's filters in a segment, deleted documents included.
+    pub(super) fn filter_words(&self, reader: &SegmentReader) -> tantivy::Result<Vec<u64>> {
+        filter_words(&self.keys, &self.plan, &self.cache, reader)
     }
 }
 
@@ -295,15 +341,7 @@ struct FilteredWeight {
 
 impl Weight for FilteredWeight {
     fn scorer(&self, reader: &SegmentReader, boost: Score) -> tantivy::Result<Box<dyn Scorer>> {
-        let mut words: Option<Vec<u64>> = None;
-        for (key, query) in self.keys.iter().zip(&self.plan.filters) {
-            let bits = self.cache.bits(key, query.as_ref(), reader)?;
-            match words.as_mut() {
-                None => words = Some(bits.as_ref().clone()),
-                Some(acc) => acc.iter_mut().zip(bits.iter()).for_each(|(a, b)| *a &= b),
-            }
-        }
-        let mut words = words.unwrap_or_else(|| all_docs(reader.max_doc()));
+        let mut words = filter_words(&self.keys, &self.plan, &self.cache, reader)?;
         for bound in &self.plan.bounds {
             bound.apply(reader, &mut words)?;
         }
@@ -329,7 +367,7 @@ impl Weight for FilteredWeight {
     }
 }
 
-fn all_docs(max_doc: u32) -> Vec<u64> {
+pub(super) fn all_docs(max_doc: u32) -> Vec<u64> {
     let mut words = vec![u64::MAX; words_for(max_doc)];
     if !max_doc.is_multiple_of(64) {
         if let Some(last) = words.last_mut() {

@@ -14,6 +14,7 @@ pub mod indexer;
 pub(crate) mod planner;
 pub(crate) mod schema;
 mod search;
+mod start_order;
 
 use crate::model::Kind;
 use crate::store::{OutboxEntry, ReadTx, Store, StoreError};

@@ -139,6 +139,12 @@ impl Fields {
         Term::from_field_text(self.keys, &key_text(key, value))
     }
 
+    /// The field and text prefix of `key`'s terms: a segment's values of `key` are the terms
+    /// of its dictionary that start with the prefix.
+    pub(crate) fn key_terms(&self, key: Key) -> (Field, String) {
+        (self.keys, key_text(key, ""))
+    }
+
     /// Records in `doc` that its `key` is `value`.
     pub(crate) fn add_key(&self, doc: &mut TantivyDocument, key: Key, value: impl Display) {
         doc.add_text(self.keys, key_text(key, value));

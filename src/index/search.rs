@@ -2,6 +2,7 @@
 //! due for publication).
 
 use super::collectors::{values_in, ValueCollector};
+use super::start_order;
 use super::*;
 
 impl SearchIndex {
@@ -88,6 +89,14 @@ impl SearchIndex {
             _ => Vec::new(),
         };
         let query = planner::events(&self.fields, filter, &radius_venues).into_query(&filter_cache);
+        if !relevance && order == EventOrder::Start && (offset as u64) < view.searcher.num_docs() {
+            let (field, prefix) = self.fields.key_terms(Key::StartMonth);
+            let months = start_order::MonthTerms { field, prefix };
+            let page = start_order::page(&query, &months, &view.searcher, offset, limit.max(1))?;
+            if let Some(hits) = page {
+                return Ok(hits);
+            }
+        }
         let key_field = match order {
             EventOrder::Start => "order_start",
             EventOrder::Publication => "order_date",

@@ -1,0 +1,555 @@
+//! Pages of an event list in start order, found month by month instead of by ordering every
+//! match.
+//!
+//! An event list in start order (the default) visited every match to order and count it: at a
+//! million events the default upcoming list has a quarter of a million. Every event carries its
+//! start month as a term, so a segment's matches split by month without reading a value:
+//!
+//! - The **total** is the popcount of the matches' bitset.
+//! - A **page** is found by walking the months in order, counting each month's matches (the
+//!   popcount of their AND with the month's bitset) until the month holding the page's first
+//!   match; only that month's matches (and the next months', until the page is full) are read
+//!   and ordered. A page deep in a list skips whole months by their counts.
+//! - **Date bounds** go through the months too: a month whose every start — and, for bounds on
+//!   the end, every end, at most the segment's longest event after its start — lies inside the
+//!   bounds passes whole, one entirely outside drops out, and only the matches of the months
+//!   across a bound are checked one by one. The default list (events not yet over) checks only
+//!   the current month's and the few before it that an event can last from.
+//!
+//! Plans with checks (phrases, exclusions, `now`-dependent statuses) are left to the ordinary
+//! query: their matches are not a bitset.
+
+use super::docs::month_seconds;
+use super::filters::{words_for, ColumnBound, FilteredQuery};
+use super::Hits;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use tantivy::postings::TermInfo;
+use tantivy::schema::{Field, IndexRecordOption};
+use tantivy::{DocId, DocSet, Searcher, SegmentReader, TERMINATED};
+
+/// Below this many matches the month walk saves nothing: every match is read and ordered.
+const WALK_MIN_MATCHES: usize = 2048;
+
+/// A segment whose month table would be larger (a calendar spread over many years, at a
+/// million events) is left to the ordinary query, which needs no table.
+const MAX_MONTH_TABLE_BYTES: usize = 16 << 20;
+
+/// The start-month terms: their field and text prefix (see `schema::Fields::key_terms`).
+pub(crate) struct MonthTerms {
+    pub field: Field,
+    pub prefix: String,
+}
+
+/// How a month's documents fare against a plan's date bounds (ordered: a month fares as its
+/// worst bound).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Fit {
+    Inside,
+    Across,
+    Outside,
+}
+
+/// A segment's start months in order and, for each, the documents starting in it or
+/// before, one bit each: any run of months is then two bitsets away (`upto(last) & !upto(first
+/// - 1)`), whatever its length. Kept per segment like a filter.
+struct MonthTable {
+    months: Vec<i64>,
+    words: usize,
+    cumulative: Arc<Vec<u64>>,
+}
+
+impl MonthTable {
+    fn load(
+        query: &FilteredQuery,
+        terms: &MonthTerms,
+        reader: &SegmentReader,
+    ) -> tantivy::Result<Option<MonthTable>> {
+        let present = segment_months(terms, reader)?;
+        let words = words_for(reader.max_doc());
+        if present.len() * words * 8 > MAX_MONTH_TABLE_BYTES {
+            return Ok(None);
+        }
+        let key = format!("{} cumulative", terms.prefix);
+        let cumulative = query.cache().derived(reader.segment_id(), &key, || {
+            let inverted = reader.inverted_index(terms.field)?;
+            let mut table = vec![0u64; present.len() * words];
+            let mut so_far = vec![0u64; words];
+            for (at, info) in present.values().enumerate() {
+                let mut postings =
+                    inverted.read_postings_from_terminfo(info, IndexRecordOption::Basic)?;
+                let mut doc = postings.doc();
+                while doc != TERMINATED {
+                    so_far[(doc / 64) as usize] |= 1 << (doc % 64);
+                    doc = postings.advance();
+                }
+                table[at * words..(at + 1) * words].copy_from_slice(&so_far);
+            }
+            Ok(table)
+        })?;
+        Ok(Some(MonthTable {
+            months: present.into_keys().collect(),
+            words,
+            cumulative,
+        }))
+    }
+
+    /// The documents starting in the months `first..=last` (positions in `months`), word by
+    /// word.
+    fn run(&self, first: usize, last: usize) -> impl Iterator<Item = u64> + '_ {
+        let upto = &self.cumulative[last * self.words..(last + 1) * self.words];
+        let before = first
+            .checked_sub(1)
+            .map(|b| &self.cumulative[b * self.words..(b + 1) * self.words]);
+        upto.iter().enumerate().map(move |(at, word)| match before {
+            Some(before) => word & !before[at],
+            None => *word,
+        })
+    }
+}
+
+/// A segment's exact matches (filters, live documents, date bounds) and the positions in
+/// its month table of the months that may hold them.
+struct SegmentMatches<'a> {
+    reader: &'a SegmentReader,
+    words: Vec<u64>,
+    table: MonthTable,
+    candidates: std::ops::Range<usize>,
+}
+
+impl SegmentMatches<'_> {
+    /// The matches starting in the month at `at` of the table, word by word.
+    fn in_month(&self, at: usize) -> impl Iterator<Item = u64> + '_ {
+        self.words
+            .iter()
+            .zip(self.table.run(at, at))
+            .map(|(w, m)| w & m)
+    }
+}
+
+/// The page `offset..offset + limit` of `query`'s matches in ascending `order_start`, and the
+/// total; `None` when the plan has clauses that are not bitsets, or a segment's month table
+/// would be too large (the caller runs the query).
+pub(crate) fn page(
+    query: &FilteredQuery,
+    months: &MonthTerms,
+    searcher: &Searcher,
+    offset: usize,
+    limit: usize,
+) -> tantivy::Result<Option<Hits>> {
+    let plan = query.plan();
+    let on_dates = |column: &str| matches!(column, "start_local" | "end_local");
+    if !plan.checks.is_empty() || !plan.bounds.iter().all(|b| on_dates(b.column)) {
+        return Ok(None);
+    }
+    let mut segments = Vec::new();
+    let mut total = 0;
+    for reader in searcher.segment_readers() {
+        let Some(matches) = segment_matches(query, months, reader)? else {
+            return Ok(None);
+        };
+        total += count(matches.words.iter().copied());
+        segments.push(matches);
+    }
+    let keys = if total <= WALK_MIN_MATCHES {
+        let mut keys = Vec::with_capacity(total);
+        for segment in &segments {
+            read_keys(segment.reader, segment.words.iter().copied(), &mut keys)?;
+        }
+        smallest(keys, offset, limit)
+    } else {
+        walk_months(&segments, offset, limit)?
+    };
+    Ok(Some(Hits {
+        ids: keys
+            .into_iter()
+            .map(|k| k.rem_euclid(super::docs::ID_SPAN) as u64)
+            .collect(),
+        total,
+    }))
+}
+
+/// The months in order, each month's matches counted, until the page is full.
+fn walk_months(
+    segments: &[SegmentMatches],
+    offset: usize,
+    limit: usize,
+) -> tantivy::Result<Vec<i64>> {
+    let mut all: Vec<i64> = segments
+        .iter()
+        .flat_map(|s| s.table.months[s.candidates.clone()].iter().copied())
+        .collect();
+    all.sort_unstable();
+    all.dedup();
+    let mut before = 0usize;
+    let mut page = Vec::with_capacity(limit);
+    for month in all {
+        let in_month: Vec<(&SegmentMatches, usize)> = segments
+            .iter()
+            .filter_map(|s| {
+                let at = s.table.months.binary_search(&month).ok()?;
+                s.candidates.contains(&at).then_some((s, at))
+            })
+            .collect();
+        let count_in_month: usize = in_month.iter().map(|(s, at)| count(s.in_month(*at))).sum();
+        if before + count_in_month <= offset {
+            before += count_in_month;
+            continue;
+        }
+        let mut keys = Vec::with_capacity(count_in_month);
+        for (segment, at) in &in_month {
+            read_keys(segment.reader, segment.in_month(*at), &mut keys)?;
+        }
+        let skip = offset.saturating_sub(before);
+        page.extend(smallest(keys, skip, limit - page.len()));
+        before += count_in_month;
+        if page.len() >= limit {
+            break;
+        }
+    }
+    Ok(page)
+}
+
+/// Keys `offset..offset + limit` of `keys` in ascending order, without sorting the rest.
+fn smallest(mut keys: Vec<i64>, offset: usize, limit: usize) -> Vec<i64> {
+    let end = offset.saturating_add(limit);
+    if end < keys.len() {
+        keys.select_nth_unstable(end);
+        keys.truncate(end);
+    }
+    keys.sort_unstable();
+    keys.into_iter().skip(offset).collect()
+}
+
+/// Appends the `order_start` of every document of `words`.
+fn read_keys(
+    reader: &SegmentReader,
+    words: impl Iterator<Item = u64>,
+    keys: &mut Vec<i64>,
+) -> tantivy::Result<()> {
+    let column = reader
+        .fast_fields()
+        .i64("order_start")?
+        .first_or_default_col(0);
+    for_each_doc(words, |doc| keys.push(column.get_val(doc)));
+    Ok(())
+}
+
+fn for_each_doc(words: impl Iterator<Item = u64>, mut f: impl FnMut(DocId)) {
+    for (at, word) in words.enumerate() {
+        let mut rest = word;
+        while rest != 0 {
+            f(at as DocId * 64 + rest.trailing_zeros());
+            rest &= rest - 1;
+        }
+    }
+}
+
+fn count(words: impl Iterator<Item = u64>) -> usize {
+    words.map(|w| w.count_ones() as usize).sum()
+}
+
+/// A segment's exact matches: filters, live documents, and date bounds applied through the
+/// month table (see the module documentation).
+fn segment_matches<'a>(
+    query: &FilteredQuery,
+    terms: &MonthTerms,
+    reader: &'a SegmentReader,
+) -> tantivy::Result<Option<SegmentMatches<'a>>> {
+    let Some(table) = MonthTable::load(query, terms, reader)? else {
+        return Ok(None);
+    };
+    let mut words = query.filter_words(reader)?;
+    if let Some(alive) = reader.alive_bitset() {
+        let mut live = tantivy::BitSet::with_max_value_and_full(reader.max_doc());
+        live.intersect_update(alive.bitset());
+        for (at, word) in words.iter_mut().enumerate() {
+            *word &= u64::from_le_bytes(live.tinyset(at as u32).into_bytes());
+        }
+    }
+    let bounds = &query.plan().bounds;
+    let (shortest, longest) = if bounds.iter().any(|b| b.column == "end_local") {
+        durations(query, reader)?
+    } else {
+        (0, 0)
+    };
+    let bound_fit = |bound: &ColumnBound, month: i64| {
+        let (first, next) = month_seconds(month);
+        let (low, high) = bound.inclusive();
+        let (from, to) = match bound.column {
+            "start_local" => (first, next - 1),
+            _ => (
+                first.saturating_add(shortest),
+                (next - 1).saturating_add(longest),
+            ),
+        };
+        if to < low || from > high {
+            Fit::Outside
+        } else if low <= from && to <= high {
+            Fit::Inside
+        } else {
+            Fit::Across
+        }
+    };
+    let fits: Vec<Fit> = table
+        .months
+        .iter()
+        .map(|m| {
+            bounds
+                .iter()
+                .map(|b| bound_fit(b, *m))
+                .max()
+                .unwrap_or(Fit::Inside)
+        })
+        .collect();
+    // Each bound keeps a run of months, so the months not outside them are one run too, and so
+    // are the months inside them.
+    let first = fits.iter().position(|f| *f != Fit::Outside);
+    let last = fits.iter().rposition(|f| *f != Fit::Outside);
+    let candidates = match (first, last) {
+        (Some(first), Some(last)) => first..last + 1,
+        _ => 0..0,
+    };
+    let mut kept = vec![0u64; words.len()];
+    let inside_first = fits.iter().position(|f| *f == Fit::Inside);
+    let inside_last = fits.iter().rposition(|f| *f == Fit::Inside);
+    if let (Some(first), Some(last)) = (inside_first, inside_last) {
+        for ((k, w), m) in kept.iter_mut().zip(&words).zip(table.run(first, last)) {
+            *k = w & m;
+        }
+    }
+    for at in candidates.clone().filter(|at| fits[*at] == Fit::Across) {
+        let month = table.months[at];
+        let mut across: Vec<u64> = words
+            .iter()
+            .zip(table.run(at, at))
+            .map(|(w, m)| w & m)
+            .collect();
+        for bound in bounds.iter().filter(|b| bound_fit(b, month) == Fit::Across) {
+            bound.apply(reader, &mut across)?;
+        }
+        for (k, a) in kept.iter_mut().zip(&across) {
+            *k |= a;
+        }
+    }
+    words = kept;
+    Ok(Some(SegmentMatches {
+        reader,
+        words,
+        table,
+        candidates,
+    }))
+}
+
+/// The start months present in a segment's term dictionary, with their postings' places.
+fn segment_months(
+    months: &MonthTerms,
+    reader: &SegmentReader,
+) -> tantivy::Result<BTreeMap<i64, TermInfo>> {
+    let inverted = reader.inverted_index(months.field)?;
+    let prefix = months.prefix.as_bytes();
+    let mut stream = inverted.terms().range().ge(prefix).into_stream()?;
+    let mut found = BTreeMap::new();
+    while stream.advance() {
+        let Some(value) = stream.key().strip_prefix(prefix) else {
+            break;
+        };
+        if let Some(month) = std::str::from_utf8(value)
+            .ok()
+            .and_then(|v| v.parse::<i64>().ok())
+        {
+            found.insert(month, stream.value().clone());
+        }
+    }
+    Ok(found)
+}
+
+/// The shortest and longest `end_local - start_local` among a segment's events (deleted ones
+/// included), in seconds: how far an event's end can lie from its start month.
+fn durations(query: &FilteredQuery, reader: &SegmentReader) -> tantivy::Result<(i64, i64)> {
+    let words = query
+        .cache()
+        .derived(reader.segment_id(), "event durations", || {
+            let fast = reader.fast_fields();
+            let start = fast.i64("start_local")?;
+            let end = fast.i64("end_local")?;
+            let (mut shortest, mut longest) = (0i64, 0i64);
+            for doc in 0..reader.max_doc() {
+                if let (Some(s), Some(e)) = (start.first(doc), end.first(doc)) {
+                    let d = e.saturating_sub(s);
+                    shortest = shortest.min(d);
+                    longest = longest.max(d);
+                }
+            }
+            Ok(vec![shortest as u64, longest as u64])
+        })?;
+    Ok((words[0] as i64, words[1] as i64))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::docs::{month_of_seconds, ID_SPAN};
+    use crate::index::filters::{FilterCache, Plan};
+    use rand::{rngs::StdRng, Rng, SeedableRng};
+    use std::ops::{Bound, RangeBounds};
+    use tantivy::query::TermQuery;
+    use tantivy::schema::{Schema, FAST, INDEXED, STRING};
+    use tantivy::{doc, Index, Term};
+
+    struct Event {
+        id: u64,
+        start: i64,
+        end: i64,
+        even: bool,
+    }
+
+    /// Events over three years in three segments (some deleted), and every page of a few plans
+    /// compared with the matches ordered by hand: bounds on either date, inside, across and
+    /// outside months, pages before, across and past the end, lists small and large.
+    #[test]
+    fn pages_and_totals_are_those_of_ordering_every_match() {
+        let mut schema = Schema::builder();
+        let keys = schema.add_text_field("keys", STRING);
+        let id = schema.add_u64_field("id", INDEXED | FAST);
+        let start_local = schema.add_i64_field("start_local", FAST);
+        let end_local = schema.add_i64_field("end_local", FAST);
+        let order_start = schema.add_i64_field("order_start", FAST);
+        let index = Index::create_in_ram(schema.build());
+        let mut writer: tantivy::IndexWriter = index.writer(15_000_000).unwrap();
+        let mut rng = StdRng::seed_from_u64(7);
+        let first = 1_767_225_600; // 2026-01-01
+        let mut events = Vec::new();
+        for n in 0..9000u64 {
+            let start = first + rng.gen_range(0..3 * 365 * 86_400);
+            // Mostly evenings, some lasting days, one lasting half a year.
+            let length = match n {
+                4000 => 180 * 86_400,
+                _ if n % 17 == 0 => rng.gen_range(86_400..4 * 86_400),
+                _ => rng.gen_range(3_600..4 * 3_600),
+            };
+            let event = Event {
+                id: n,
+                start,
+                end: start + length,
+                even: n % 2 == 0,
+            };
+            writer
+                .add_document(doc!(
+                    keys => format!("month:{}", month_of_seconds(start)),
+                    keys => if event.even { "tag:even" } else { "tag:odd" },
+                    id => n,
+                    start_local => event.start,
+                    end_local => event.end,
+                    order_start => event.start * ID_SPAN + n as i64,
+                ))
+                .unwrap();
+            events.push(event);
+            if n == 5000 || n == 7000 {
+                writer.commit().unwrap();
+            }
+        }
+        for n in (0..9000u64).step_by(11) {
+            writer.delete_term(Term::from_field_u64(id, n));
+        }
+        writer.commit().unwrap();
+        let searcher = index.reader().unwrap().searcher();
+        assert!(searcher.segment_readers().len() > 1);
+        let months = MonthTerms {
+            field: keys,
+            prefix: "month:".into(),
+        };
+        let cache = Arc::new(FilterCache::new(64 << 20));
+        let day = 86_400;
+        let plans: Vec<(Option<bool>, Vec<(&'static str, Bound<i64>, Bound<i64>)>)> = vec![
+            (None, vec![]),
+            (Some(true), vec![]),
+            (
+                None,
+                vec![
+                    (
+                        "start_local",
+                        Bound::Included(first + 400 * day),
+                        Bound::Unbounded,
+                    ),
+                    (
+                        "end_local",
+                        Bound::Unbounded,
+                        Bound::Included(first + 800 * day),
+                    ),
+                ],
+            ),
+            (
+                Some(false),
+                vec![(
+                    "end_local",
+                    Bound::Excluded(first + 500 * day + 7),
+                    Bound::Unbounded,
+                )],
+            ),
+            (
+                Some(true),
+                vec![
+                    (
+                        "start_local",
+                        Bound::Excluded(first + 33 * day),
+                        Bound::Unbounded,
+                    ),
+                    (
+                        "start_local",
+                        Bound::Unbounded,
+                        Bound::Excluded(first + 61 * day),
+                    ),
+                ],
+            ),
+            (
+                None,
+                vec![("end_local", Bound::Unbounded, Bound::Excluded(first - day))],
+            ),
+        ];
+        for (even, bounds) in plans {
+            let mut plan = Plan::default();
+            if let Some(even) = even {
+                let tag = if even { "tag:even" } else { "tag:odd" };
+                plan.filter(Box::new(TermQuery::new(
+                    Term::from_field_text(keys, tag),
+                    IndexRecordOption::Basic,
+                )));
+            }
+            for (column, lower, upper) in &bounds {
+                plan.bound(column, *lower, *upper);
+            }
+            let query = plan.into_query(&cache);
+            let mut expected: Vec<&Event> = events
+                .iter()
+                .filter(|e| e.id % 11 != 0 && even.is_none_or(|even| e.even == even))
+                .filter(|e| {
+                    bounds.iter().all(|(column, lower, upper)| {
+                        let value = if *column == "start_local" {
+                            e.start
+                        } else {
+                            e.end
+                        };
+                        (*lower, *upper).contains(&value)
+                    })
+                })
+                .collect();
+            expected.sort_by_key(|e| (e.start, e.id));
+            let expected: Vec<u64> = expected.iter().map(|e| e.id).collect();
+            for (offset, limit) in [(0, 10), (0, 50), (5, 3), (1990, 40), (4000, 25)]
+                .into_iter()
+                .chain([
+                    (expected.len().saturating_sub(3), 10),
+                    (expected.len() + 5, 10),
+                ])
+            {
+                let hits = page(&query, &months, &searcher, offset, limit)
+                    .unwrap()
+                    .expect("a plan of filters and date bounds");
+                assert_eq!(hits.total, expected.len(), "{bounds:?}");
+                let want: Vec<u64> = expected.iter().skip(offset).take(limit).copied().collect();
+                assert_eq!(hits.ids, want, "{even:?} {bounds:?} at {offset}+{limit}");
+            }
+        }
+    }
+}
