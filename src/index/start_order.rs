@@ -461,7 +461,8 @@ mod tests {
         };
         let cache = Arc::new(FilterCache::new(64 << 20));
         let day = 86_400;
-        let plans: Vec<(Option<bool>, Vec<(&'static str, Bound<i64>, Bound<i64>)>)> = vec![
+        type Bounds = Vec<(&'static str, Bound<i64>, Bound<i64>)>;
+        let plans: Vec<(Option<bool>, Bounds)> = vec![
             (None, vec![]),
             (Some(true), vec![]),
             (
