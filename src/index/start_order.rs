@@ -19,7 +19,7 @@
 //! Plans with checks (phrases, exclusions, `now`-dependent statuses) are left to the ordinary
 //! query: their matches are not a bitset.
 
-use super::docs::month_seconds;
+use super::docs::{month_seconds, ID_SPAN};
 use super::filters::{words_for, ColumnBound, FilteredQuery};
 use super::Hits;
 use std::collections::BTreeMap;
@@ -50,13 +50,17 @@ enum Fit {
     Outside,
 }
 
-/// A segment's start months in order and, for each, the documents starting in it or
-/// before, one bit each: any run of months is then two bitsets away (`upto(last) & !upto(first
-/// - 1)`), whatever its length. Kept per segment like a filter.
+/// A segment's start months in order and, for each, the documents starting in it or before,
+/// one bit each: any run of months is then two bitsets away (`upto(last) & !upto(first - 1)`),
+/// whatever its length. And the month's documents in start order, with their `order_start`
+/// keys: a bound that cuts a month is a binary search in it, and a page is read from it in
+/// order. Both kept per segment like a filter.
 struct MonthTable {
     months: Vec<i64>,
     words: usize,
     cumulative: Arc<Vec<u64>>,
+    /// `months.len() + 1` offsets into the keys, the keys, then the documents two per word.
+    sorted: Arc<Vec<u64>>,
 }
 
 impl MonthTable {
@@ -67,30 +71,52 @@ impl MonthTable {
     ) -> tantivy::Result<Option<MonthTable>> {
         let present = segment_months(terms, reader)?;
         let words = words_for(reader.max_doc());
-        if present.len() * words * 8 > MAX_MONTH_TABLE_BYTES {
+        let documents: usize = present.values().map(|i| i.doc_freq as usize).sum();
+        if present.len() * words * 8 + documents * 12 > MAX_MONTH_TABLE_BYTES {
             return Ok(None);
         }
         let key = format!("{} cumulative", terms.prefix);
         let cumulative = query.cache().derived(reader.segment_id(), &key, || {
-            let inverted = reader.inverted_index(terms.field)?;
             let mut table = vec![0u64; present.len() * words];
             let mut so_far = vec![0u64; words];
             for (at, info) in present.values().enumerate() {
-                let mut postings =
-                    inverted.read_postings_from_terminfo(info, IndexRecordOption::Basic)?;
-                let mut doc = postings.doc();
-                while doc != TERMINATED {
+                for_each_posting(reader, terms.field, info, |doc| {
                     so_far[(doc / 64) as usize] |= 1 << (doc % 64);
-                    doc = postings.advance();
-                }
+                })?;
                 table[at * words..(at + 1) * words].copy_from_slice(&so_far);
             }
             Ok(table)
+        })?;
+        let key = format!("{} sorted", terms.prefix);
+        let sorted = query.cache().derived(reader.segment_id(), &key, || {
+            let column = reader
+                .fast_fields()
+                .i64("order_start")?
+                .first_or_default_col(0);
+            let mut offsets = vec![0u64];
+            let mut pairs: Vec<(i64, DocId)> = Vec::with_capacity(documents);
+            for info in present.values() {
+                let from = pairs.len();
+                for_each_posting(reader, terms.field, info, |doc| {
+                    pairs.push((column.get_val(doc), doc));
+                })?;
+                pairs[from..].sort_unstable();
+                offsets.push(pairs.len() as u64);
+            }
+            let mut data = offsets;
+            data.extend(pairs.iter().map(|(key, _)| *key as u64));
+            data.extend(pairs.chunks(2).map(|two| {
+                two.iter()
+                    .enumerate()
+                    .fold(0u64, |w, (i, (_, doc))| w | (u64::from(*doc) << (32 * i)))
+            }));
+            Ok(data)
         })?;
         Ok(Some(MonthTable {
             months: present.into_keys().collect(),
             words,
             cumulative,
+            sorted,
         }))
     }
 
@@ -106,6 +132,43 @@ impl MonthTable {
             None => *word,
         })
     }
+
+    /// The positions in start order of the month at `at`.
+    fn span(&self, at: usize) -> std::ops::Range<usize> {
+        self.sorted[at] as usize..self.sorted[at + 1] as usize
+    }
+
+    fn key(&self, position: usize) -> i64 {
+        self.sorted[self.months.len() + 1 + position] as i64
+    }
+
+    fn doc(&self, position: usize) -> DocId {
+        let documents = self.sorted[self.months.len()] as usize;
+        let word = self.sorted[self.months.len() + 1 + documents + position / 2];
+        (word >> (32 * (position % 2))) as DocId
+    }
+
+    /// The positions of the month at `at` whose key lies in `low..=high`.
+    fn keys_within(&self, at: usize, low: i64, high: i64) -> std::ops::Range<usize> {
+        let span = self.span(at);
+        let first = span.start + partition(span.len(), |i| self.key(span.start + i) < low);
+        let end = span.start + partition(span.len(), |i| self.key(span.start + i) <= high);
+        first..end.max(first)
+    }
+}
+
+/// The first index in `0..len` for which `before` is false (`before` holds for a prefix).
+fn partition(len: usize, before: impl Fn(usize) -> bool) -> usize {
+    let (mut low, mut high) = (0, len);
+    while low < high {
+        let mid = (low + high) / 2;
+        if before(mid) {
+            low = mid + 1;
+        } else {
+            high = mid;
+        }
+    }
+    low
 }
 
 /// A segment's exact matches (filters, live documents, date bounds) and the positions in
@@ -163,7 +226,7 @@ pub(crate) fn page(
     Ok(Some(Hits {
         ids: keys
             .into_iter()
-            .map(|k| k.rem_euclid(super::docs::ID_SPAN) as u64)
+            .map(|k| k.rem_euclid(ID_SPAN) as u64)
             .collect(),
         total,
     }))
@@ -196,12 +259,24 @@ fn walk_months(
             before += count_in_month;
             continue;
         }
-        let mut keys = Vec::with_capacity(count_in_month);
-        for (segment, at) in &in_month {
-            read_keys(segment.reader, segment.in_month(*at), &mut keys)?;
-        }
+        // Each segment's first `skip + need` matches of the month, in order; merged.
         let skip = offset.saturating_sub(before);
-        page.extend(smallest(keys, skip, limit - page.len()));
+        let need = limit - page.len();
+        let mut keys = Vec::new();
+        for (segment, at) in &in_month {
+            let mut found = 0;
+            for position in segment.table.span(*at) {
+                if found == skip + need {
+                    break;
+                }
+                let doc = segment.table.doc(position);
+                if segment.words[(doc / 64) as usize] & (1 << (doc % 64)) != 0 {
+                    keys.push(segment.table.key(position));
+                    found += 1;
+                }
+            }
+        }
+        page.extend(smallest(keys, skip, need));
         before += count_in_month;
         if page.len() >= limit {
             break;
@@ -320,12 +395,29 @@ fn segment_matches<'a>(
     }
     for at in candidates.clone().filter(|at| fits[*at] == Fit::Across) {
         let month = table.months[at];
-        let mut across: Vec<u64> = words
+        let cut = |b: &&ColumnBound| bound_fit(b, month) == Fit::Across;
+        // Start bounds through the month's keys in start order (a key is the start's second
+        // times ID_SPAN plus the ID), end bounds through the end column.
+        let (mut low, mut high) = (i64::MIN, i64::MAX);
+        for bound in bounds
             .iter()
-            .zip(table.run(at, at))
-            .map(|(w, m)| w & m)
-            .collect();
-        for bound in bounds.iter().filter(|b| bound_fit(b, month) == Fit::Across) {
+            .filter(cut)
+            .filter(|b| b.column == "start_local")
+        {
+            let (from, to) = bound.inclusive();
+            low = low.max(from.saturating_mul(ID_SPAN));
+            high = high.min(to.saturating_mul(ID_SPAN).saturating_add(ID_SPAN - 1));
+        }
+        let mut across = vec![0u64; words.len()];
+        for position in table.keys_within(at, low, high) {
+            let doc = table.doc(position);
+            across[(doc / 64) as usize] |= words[(doc / 64) as usize] & (1 << (doc % 64));
+        }
+        for bound in bounds
+            .iter()
+            .filter(cut)
+            .filter(|b| b.column == "end_local")
+        {
             bound.apply(reader, &mut across)?;
         }
         for (k, a) in kept.iter_mut().zip(&across) {
@@ -339,6 +431,23 @@ fn segment_matches<'a>(
         table,
         candidates,
     }))
+}
+
+fn for_each_posting(
+    reader: &SegmentReader,
+    field: Field,
+    info: &TermInfo,
+    mut f: impl FnMut(DocId),
+) -> tantivy::Result<()> {
+    let mut postings = reader
+        .inverted_index(field)?
+        .read_postings_from_terminfo(info, IndexRecordOption::Basic)?;
+    let mut doc = postings.doc();
+    while doc != TERMINATED {
+        f(doc);
+        doc = postings.advance();
+    }
+    Ok(())
 }
 
 /// The start months present in a segment's term dictionary, with their postings' places.
@@ -461,6 +570,14 @@ mod tests {
         };
         let cache = Arc::new(FilterCache::new(64 << 20));
         let day = 86_400;
+        let (low, high) = {
+            let (a, b) = (&events[1234], &events[4321]);
+            if a.start < b.start {
+                (a, b)
+            } else {
+                (b, a)
+            }
+        };
         type Bounds = Vec<(&'static str, Bound<i64>, Bound<i64>)>;
         let plans: Vec<(Option<bool>, Bounds)> = vec![
             (None, vec![]),
@@ -506,6 +623,30 @@ mod tests {
             (
                 None,
                 vec![("end_local", Bound::Unbounded, Bound::Excluded(first - day))],
+            ),
+            // Bounds on events' very starts and ends: included and excluded.
+            (
+                None,
+                vec![(
+                    "start_local",
+                    Bound::Included(low.start),
+                    Bound::Included(high.start),
+                )],
+            ),
+            (
+                Some(true),
+                vec![
+                    (
+                        "start_local",
+                        Bound::Excluded(low.start),
+                        Bound::Excluded(high.start),
+                    ),
+                    (
+                        "end_local",
+                        Bound::Excluded(low.end),
+                        Bound::Excluded(high.end),
+                    ),
+                ],
             ),
         ];
         for (even, bounds) in plans {
