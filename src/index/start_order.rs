@@ -8,13 +8,14 @@
 //! - The **total** is the popcount of the matches' bitset.
 //! - A **page** is found by walking the months in order, counting each month's matches (the
 //!   popcount of their AND with the month's bitset) until the month holding the page's first
-//!   match; only that month's matches (and the next months', until the page is full) are read
-//!   and ordered. A page deep in a list skips whole months by their counts.
+//!   match; that month's events are then read in start order (kept per segment beside the
+//!   bitsets) until the page is full, and the next months' if it is not. A page deep in a list
+//!   skips whole months by their counts.
 //! - **Date bounds** go through the months too: a month whose every start — and, for bounds on
 //!   the end, every end, at most the segment's longest event after its start — lies inside the
-//!   bounds passes whole, one entirely outside drops out, and only the matches of the months
-//!   across a bound are checked one by one. The default list (events not yet over) checks only
-//!   the current month's and the few before it that an event can last from.
+//!   bounds passes whole, one entirely outside drops out, and in a month a bound cuts, a start
+//!   bound is a binary search in the month's start order and an end bound an exact check of
+//!   each match.
 //!
 //! Plans with checks (phrases, exclusions, `now`-dependent statuses) are left to the ordinary
 //! query: their matches are not a bitset.
