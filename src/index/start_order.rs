@@ -36,6 +36,10 @@ const WALK_MIN_MATCHES: usize = 2048;
 /// million events) is left to the ordinary query, which needs no table.
 const MAX_MONTH_TABLE_BYTES: usize = 16 << 20;
 
+/// The filter cache's keys of a segment's month table.
+const CUMULATIVE_KEY: &str = "start months: cumulative bitsets";
+const SORTED_KEY: &str = "start months: events in start order";
+
 /// The start-month terms: their field and text prefix (see `schema::Fields::key_terms`).
 pub(crate) struct MonthTerms {
     pub field: Field,
@@ -76,8 +80,7 @@ impl MonthTable {
         if present.len() * words * 8 + documents * 12 > MAX_MONTH_TABLE_BYTES {
             return Ok(None);
         }
-        let key = format!("{} cumulative", terms.prefix);
-        let cumulative = query.cache().derived(reader.segment_id(), &key, || {
+        let cumulative = query.cache().derived(reader.segment_id(), CUMULATIVE_KEY, || {
             let mut table = vec![0u64; present.len() * words];
             let mut so_far = vec![0u64; words];
             for (at, info) in present.values().enumerate() {
@@ -88,8 +91,7 @@ impl MonthTable {
             }
             Ok(table)
         })?;
-        let key = format!("{} sorted", terms.prefix);
-        let sorted = query.cache().derived(reader.segment_id(), &key, || {
+        let sorted = query.cache().derived(reader.segment_id(), SORTED_KEY, || {
             let column = reader
                 .fast_fields()
                 .i64("order_start")?
