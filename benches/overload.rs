@@ -1,0 +1,399 @@
+//! Overload benchmark: the real server (`almanac serve`, release build) on loopback, driven by
+//! wrk far beyond what it can answer, with a `/healthz` probe alongside. It checks that no
+//! connection is lost and that the probe is still answered while lists saturate the server
+//! (docs/performance.md, "Overload").
+//!
+//!     ALMANAC_BENCH_EVENTS=100000 cargo bench --bench overload
+//!
+//! Steps: `almanac generate` fills a temporary data directory (under `target/tmp`) with the
+//! seeded calendar of `ALMANAC_BENCH_EVENTS` events (default 100,000: at 1,000 a list is too
+//! cheap to saturate the server) and `almanac serve --listen 127.0.0.1:0` serves it without the
+//! response cache, so that every list is built. Then, for 256 and 1,000 connections, for
+//! `ALMANAC_BENCH_SECONDS` seconds (default 10):
+//!
+//! - `benches/wrk/mix.lua` sends, on kept-alive connections (`-t2`), the upcoming list with 50
+//!   events, the default list, a search for the calendar's most frequent title word and a
+//!   two-word search with 20 events, in turn;
+//! - `benches/wrk/report.lua` probes `GET /healthz` over 4 connections, each request on a new
+//!   connection (`Connection: close`), so the probe also measures accepting one.
+//!
+//! Every request has 10 s to be answered (wrk's `--timeout`). 1,000 connections stay under the
+//! default cap of 1,024 (`ALMANAC_MAX_CONNECTIONS`), so that the probe is served and not kept
+//! in the listen backlog. Output: a Markdown table on stdout and
+//! `target/bench-results/overload-<N>.json`. Any socket error (connect, read, write, timeout) or
+//! error answer (4xx, 5xx) fails the benchmark.
+
+mod support;
+
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, ChildStdout, Command, Stdio};
+use support::{env_number, path_str, run};
+
+const BINARY: &str = env!("CARGO_BIN_EXE_almanac");
+const MANIFEST_DIR: &str = env!("CARGO_MANIFEST_DIR");
+const NAMESPACE: &str = "/cal/events/v1";
+/// Kept-alive list connections of each run.
+const CONNECTIONS: [u32; 2] = [256, 1000];
+/// Connections of the `/healthz` probe.
+const PROBES: u32 = 4;
+const ERRORS: [&str; 5] = [
+    "connect_errors",
+    "read_errors",
+    "write_errors",
+    "timeouts",
+    "status_errors",
+];
+
+fn main() {
+    let events: usize = env_number("ALMANAC_BENCH_EVENTS", 100_000);
+    let seconds: u64 = env_number("ALMANAC_BENCH_SECONDS", 10);
+    if Command::new("wrk").arg("--version").output().is_err() {
+        eprintln!("wrk is not installed (Debian/Ubuntu: apt-get install -y wrk)");
+        std::process::exit(1);
+    }
+    let scripts = Path::new(MANIFEST_DIR).join("benches/wrk");
+    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    std::fs::create_dir_all(tmp).expect("target tmp dir");
+    let dir = tempfile::Builder::new()
+        .prefix("overload-")
+        .tempdir_in(tmp)
+        .expect("temp dir");
+    let data = dir.path().join("data");
+    eprintln!("generating {events} events into {}", data.display());
+    run(Command::new(BINARY).args([
+        "generate",
+        "--events",
+        &events.to_string(),
+        "--seed",
+        "2026",
+        "--data-dir",
+        path_str(&data),
+    ]));
+
+    let mut server = Server::start(&data, dir.path());
+    let (first, second) = frequent_title_words(&format!("{}{NAMESPACE}", server.url));
+    let paths = format!(
+        "/events?per_page=50 /events /events?search={first} /events?search={first}+{second}&per_page=20"
+    );
+    eprintln!("list mix: {paths}");
+    let lists_url = format!("{}{NAMESPACE}", server.url);
+    let health_url = format!("{}/healthz", server.url);
+    // A short warm-up, so that the first run does not pay for cold pages.
+    wrk(&scripts.join("mix.lua"), &lists_url, 1, 4, 2, &[], &paths);
+
+    let mut results = Vec::new();
+    for connections in CONNECTIONS {
+        let cpu_before = server.cpu_seconds();
+        let lists = spawn_wrk(
+            &scripts.join("mix.lua"),
+            &lists_url,
+            2,
+            connections,
+            seconds,
+            &[],
+            &paths,
+        );
+        // The probe starts once the lists have filled the server's queues.
+        std::thread::sleep(std::time::Duration::from_secs(1));
+        let health = wrk(
+            &scripts.join("report.lua"),
+            &health_url,
+            1,
+            PROBES,
+            seconds.saturating_sub(2).max(1),
+            &["Connection: close"],
+            "",
+        );
+        let lists = report(lists.wait_with_output().expect("wrk runs"));
+        let cpu = server.cpu_seconds() - cpu_before;
+        eprintln!(
+            "c{connections}: lists {}; healthz {}; server CPU {cpu:.1} s, {} threads",
+            summary(&lists),
+            summary(&health),
+            server.threads()
+        );
+        results.push(json!({
+            "connections": connections,
+            "lists": lists,
+            "healthz": health,
+            "server_cpu_s": cpu,
+        }));
+    }
+    server.stop();
+
+    let report = json!({
+        "events": events,
+        "seconds_per_run": seconds,
+        "list_paths": paths,
+        "cpus": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0),
+        "results": results,
+    });
+    let out_dir = Path::new(MANIFEST_DIR).join("target/bench-results");
+    std::fs::create_dir_all(&out_dir).expect("results dir");
+    let out = out_dir.join(format!("overload-{events}.json"));
+    std::fs::write(&out, serde_json::to_string_pretty(&report).unwrap() + "\n")
+        .expect("results file");
+
+    println!();
+    println!(
+        "Overload, {events} events, {seconds} s per run, wrk on loopback ({} CPUs)",
+        report["cpus"]
+    );
+    println!();
+    println!("| connections | lists req/s | lists p50 | lists p99 | lists max | healthz req/s | healthz p50 | healthz p99 | socket errors | 4xx/5xx |");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
+    let mut failures = Vec::new();
+    for r in &results {
+        let (lists, health) = (&r["lists"], &r["healthz"]);
+        let socket = |w: &Value| -> u64 { ERRORS[..4].iter().map(|k| count(w, k)).sum() };
+        let status = |w: &Value| count(w, "status_errors");
+        println!(
+            "| {} | {:.0} | {} | {} | {} | {:.0} | {} | {} | {} | {} |",
+            r["connections"],
+            lists["rps"].as_f64().unwrap_or(0.0),
+            ms(&lists["p50_us"]),
+            ms(&lists["p99_us"]),
+            ms(&lists["max_us"]),
+            health["rps"].as_f64().unwrap_or(0.0),
+            ms(&health["p50_us"]),
+            ms(&health["p99_us"]),
+            socket(lists) + socket(health),
+            status(lists) + status(health),
+        );
+        for (name, w) in [("lists", lists), ("healthz", health)] {
+            for key in ERRORS {
+                if count(w, key) > 0 {
+                    failures.push(format!(
+                        "c{} {name}: {} {key}",
+                        r["connections"],
+                        count(w, key)
+                    ));
+                }
+            }
+        }
+    }
+    println!("results: {}", out.display());
+    if !failures.is_empty() {
+        eprintln!("FAILED: requests or connections were lost under overload:");
+        for f in &failures {
+            eprintln!("  {f}");
+        }
+        std::process::exit(1);
+    }
+}
+
+fn count(wrk: &Value, key: &str) -> u64 {
+    wrk[key].as_u64().unwrap_or(0)
+}
+
+fn ms(us: &Value) -> String {
+    let us = us.as_f64().unwrap_or(f64::NAN);
+    if us < 10_000.0 {
+        format!("{:.2} ms", us / 1000.0)
+    } else {
+        format!("{:.0} ms", us / 1000.0)
+    }
+}
+
+fn summary(r: &Value) -> String {
+    format!(
+        "{:.0} req/s, p50 {}, p99 {}, errors {}",
+        r["rps"].as_f64().unwrap_or(0.0),
+        ms(&r["p50_us"]),
+        ms(&r["p99_us"]),
+        ERRORS.iter().map(|k| count(r, k)).sum::<u64>()
+    )
+}
+
+/// The two most frequent words (four letters or more) in the titles of the first upcoming
+/// events: searches that match a large share of the calendar.
+fn frequent_title_words(base: &str) -> (String, String) {
+    let body: Value = reqwest::blocking::get(format!("{base}/events?per_page=50"))
+        .and_then(|r| r.error_for_status())
+        .and_then(|r| r.json())
+        .expect("the upcoming list");
+    let mut words: HashMap<String, usize> = HashMap::new();
+    for e in body["events"].as_array().into_iter().flatten() {
+        let title = e["title"].as_str().unwrap_or("");
+        for w in title.split(|c: char| !c.is_ascii_alphabetic()) {
+            if w.len() >= 4 {
+                *words.entry(w.to_ascii_lowercase()).or_default() += 1;
+            }
+        }
+    }
+    let mut ranked: Vec<(String, usize)> = words.into_iter().collect();
+    ranked.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    let mut ranked = ranked.into_iter().map(|(w, _)| w);
+    let first = ranked.next().expect("titles with words");
+    (first, ranked.next().unwrap_or_else(|| "festival".into()))
+}
+
+fn wrk_command(
+    script: &Path,
+    url: &str,
+    threads: u32,
+    connections: u32,
+    seconds: u64,
+    headers: &[&str],
+    paths: &str,
+) -> Command {
+    let mut command = Command::new("wrk");
+    command
+        .arg(format!("-t{threads}"))
+        .arg(format!("-c{connections}"))
+        .arg(format!("-d{seconds}s"))
+        .args(["--timeout", "10s"])
+        .arg("-s")
+        .arg(script)
+        .env("ALMANAC_BENCH_PATHS", paths);
+    for h in headers {
+        command.args(["-H", h]);
+    }
+    command.arg(url);
+    command
+}
+
+fn wrk(
+    script: &Path,
+    url: &str,
+    threads: u32,
+    connections: u32,
+    seconds: u64,
+    headers: &[&str],
+    paths: &str,
+) -> Value {
+    let mut command = wrk_command(script, url, threads, connections, seconds, headers, paths);
+    let out = command.output().expect("wrk runs");
+    report(out)
+}
+
+fn spawn_wrk(
+    script: &Path,
+    url: &str,
+    threads: u32,
+    connections: u32,
+    seconds: u64,
+    headers: &[&str],
+    paths: &str,
+) -> Child {
+    wrk_command(script, url, threads, connections, seconds, headers, paths)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("wrk starts")
+}
+
+/// The `ALMANAC_BENCH` line of `benches/wrk/report.lua`.
+fn report(out: std::process::Output) -> Value {
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "wrk failed: {}\n{stdout}{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let line = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("ALMANAC_BENCH "))
+        .unwrap_or_else(|| panic!("no report from wrk:\n{stdout}"));
+    serde_json::from_str(line).expect("wrk report")
+}
+
+struct Server {
+    child: Child,
+    url: String,
+    _stdout: BufReader<ChildStdout>,
+}
+
+impl Server {
+    // The child is waited for by `Server`'s `Drop` (or `stop`) once returned, and on the
+    // path that panics.
+    #[allow(clippy::zombie_processes)]
+    fn start(data: &Path, logs: &Path) -> Server {
+        let log = std::fs::File::create(logs.join("server.log")).expect("log file");
+        let mut child = Command::new(BINARY)
+            .args([
+                "serve",
+                "--listen",
+                "127.0.0.1:0",
+                "--data-dir",
+                path_str(data),
+            ])
+            .env("ALMANAC_LOG", "warn")
+            // Every list is built: the mix repeats four URLs, which the response cache would
+            // otherwise answer.
+            .env("ALMANAC_RESPONSE_CACHE_MB", "0")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(log)
+            .spawn()
+            .expect("server starts");
+        let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+        let mut line = String::new();
+        loop {
+            line.clear();
+            if stdout.read_line(&mut line).unwrap_or(0) == 0 {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!(
+                    "the server exited before listening; see {}",
+                    logs.join("server.log").display()
+                );
+            }
+            if let Some(url) = line.trim().strip_prefix("listening on ") {
+                return Server {
+                    url: url.to_string(),
+                    child,
+                    _stdout: stdout,
+                };
+            }
+        }
+    }
+
+    /// User + system CPU time of the server (all its threads), in seconds: fields 14 and 15 of
+    /// `/proc/<pid>/stat`, in clock ticks.
+    fn cpu_seconds(&self) -> f64 {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id()))
+            .expect("server's /proc stat");
+        // Field 2 (the command name, in parentheses) may hold spaces: count after its end.
+        let fields: Vec<&str> = stat
+            .rsplit_once(')')
+            .expect("stat line")
+            .1
+            .split_whitespace()
+            .collect();
+        let field = |n: usize| -> u64 { fields[n - 3].parse().expect("clock ticks") };
+        // SAFETY: sysconf only reads a system constant.
+        let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+        (field(14) + field(15)) as f64 / ticks.max(1) as f64
+    }
+
+    /// The server's threads now (`Threads:` of `/proc/<pid>/status`).
+    fn threads(&self) -> u64 {
+        std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .unwrap_or_default()
+            .lines()
+            .find_map(|l| l.strip_prefix("Threads:")?.trim().parse().ok())
+            .unwrap_or(0)
+    }
+
+    fn stop(&mut self) {
+        // SIGTERM: graceful shutdown (pending index work, store closed).
+        unsafe {
+            libc::kill(self.child.id() as libc::pid_t, libc::SIGTERM);
+        }
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
