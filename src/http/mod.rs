@@ -60,7 +60,15 @@ pub struct AppState {
     pub body_read_timeout: Duration,
     /// The store's users generation the authenticator's users are from.
     users_generation: std::sync::atomic::AtomicU64,
+    /// Slots for read handlers running at once ([`READS_PER_CORE`] per core).
+    reads: tokio::sync::Semaphore,
 }
+
+/// Read handlers (`GET`, `HEAD`) running at once, per core. Unbounded, every read in progress
+/// held a thread of its own (over 500 under overload) and `/healthz` waited hundreds of
+/// milliseconds among them; with 8 per core lists keep their throughput at 100,000 events and
+/// `/healthz` answers in a few milliseconds (docs/performance.md, "Overload").
+const READS_PER_CORE: usize = 8;
 
 impl AppState {
     pub fn new(
@@ -85,6 +93,9 @@ impl AppState {
             ),
             body_read_timeout,
             users_generation: std::sync::atomic::AtomicU64::new(0),
+            reads: tokio::sync::Semaphore::new(
+                READS_PER_CORE * std::thread::available_parallelism().map_or(1, |n| n.get()),
+            ),
         }
     }
 
@@ -440,10 +451,6 @@ where
     }
     let tries = context.event_password.clone();
     // Steps 10–12: the handler, off the async workers (store and index are synchronous).
-    // Running reads in place would save the thread hand-off (about a tenth of a cached list
-    // request at 1k events), but it lets long reads (a broad list at 1M events: 12 ms) hold
-    // up every other connection queued on that worker; a test run on an overloaded machine
-    // with that change lost connections, so it is not done.
     let handler = endpoint.handler;
     let (outcome, written_at) = run_blocking(state, context, handler).await;
     if tries_event_password && !tries.failed() {
@@ -602,15 +609,31 @@ async fn wait_for_position(store: &Store, value: &HeaderValue) -> Result<(), Api
     Ok(())
 }
 
+/// Runs a handler under `block_in_place`: the async worker's other connections move to another
+/// thread while it runs. Running handlers on the async workers themselves was measured against
+/// this under overload (docs/performance.md, "Overload"): no connection was lost either way, but
+/// it served 14–23 % fewer lists per second at 100,000 events on a busy machine (a thread per
+/// core gets less of the cores than many) and `/healthz` waited behind the lists.
 async fn run_blocking(
     state: &AppState,
     context: Context,
     handler: routes::Handler,
 ) -> (Result<ApiResponse, ApiError>, Option<u64>) {
+    // A read waits for its slot without holding a thread. Writes are not bounded: they spend
+    // their time waiting for the index commit they share with other writes, not on a core.
+    let _slot = match context.method {
+        Method::GET | Method::HEAD => Some(
+            state
+                .reads
+                .acquire()
+                .await
+                .expect("the read semaphore is never closed"),
+        ),
+        _ => None,
+    };
     // The state outlives every request (it is owned by the server for its whole life), but
-    // `spawn_blocking` needs 'static data; `block_in_place` keeps the borrow and still moves
-    // the synchronous work off the async workers' hot path. The position of the request's
-    // write is read on the thread that made it.
+    // `spawn_blocking` needs 'static data; `block_in_place` keeps the borrow. The position of
+    // the request's write is read on the thread that made it.
     tokio::task::block_in_place(|| {
         Store::take_written_position();
         let outcome = handler(state, &context);
