@@ -170,7 +170,11 @@ impl Plan {
 pub(crate) struct FilterCache {
     budget: usize,
     entries: Mutex<Entries>,
+    /// Facts of a segment that are costly to rebuild (see [`FilterCache::pinned`]).
+    pinned: Mutex<HashMap<(SegmentId, &'static str), SegmentWords>>,
 }
+
+type SegmentWords = Arc<Vec<u64>>;
 
 #[derive(Default)]
 struct Entries {
@@ -184,6 +188,7 @@ impl FilterCache {
         FilterCache {
             budget,
             entries: Mutex::new(Entries::default()),
+            pinned: Mutex::new(HashMap::new()),
         }
     }
 
@@ -223,6 +228,32 @@ impl FilterCache {
             }
             Ok(words)
         })
+    }
+
+    /// Words derived from a segment alone that cost much more than a filter to rebuild (a
+    /// month table, sorted): outside the filters' budget, kept while their segment is among
+    /// `live` (the segments being searched), so a burst of new filters never drops them.
+    pub(super) fn pinned(
+        &self,
+        segment: SegmentId,
+        key: &'static str,
+        live: &[SegmentId],
+        compute: impl FnOnce() -> tantivy::Result<Vec<u64>>,
+    ) -> tantivy::Result<Arc<Vec<u64>>> {
+        let found = self
+            .pinned
+            .lock()
+            .expect("filter cache lock")
+            .get(&(segment, key))
+            .cloned();
+        if let Some(words) = found {
+            return Ok(words);
+        }
+        let words = Arc::new(compute()?);
+        let mut pinned = self.pinned.lock().expect("filter cache lock");
+        pinned.retain(|(segment, _), _| live.contains(segment));
+        pinned.insert((segment, key), words.clone());
+        Ok(words)
     }
 
     /// Words derived from a segment alone (a filter's bitset, or another fact of the segment

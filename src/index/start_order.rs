@@ -25,6 +25,7 @@ use super::filters::{words_for, ColumnBound, FilteredQuery};
 use super::Hits;
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use tantivy::index::SegmentId;
 use tantivy::postings::TermInfo;
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{DocId, DocSet, Searcher, SegmentReader, TERMINATED};
@@ -34,7 +35,7 @@ const WALK_MIN_MATCHES: usize = 2048;
 
 /// A segment whose month table would be larger (a calendar spread over many years, at a
 /// million events) is left to the ordinary query, which needs no table.
-const MAX_MONTH_TABLE_BYTES: usize = 16 << 20;
+const MAX_MONTH_TABLE_BYTES: usize = 32 << 20;
 
 /// The filter cache's keys of a segment's month table.
 const CUMULATIVE_KEY: &str = "start months: cumulative bitsets";
@@ -59,7 +60,7 @@ enum Fit {
 /// one bit each: any run of months is then two bitsets away (`upto(last) & !upto(first - 1)`),
 /// whatever its length. And the month's documents in start order, with their `order_start`
 /// keys: a bound that cuts a month is a binary search in it, and a page is read from it in
-/// order. Both kept per segment like a filter.
+/// order. Both kept while their segment is searched (`FilterCache::pinned`).
 struct MonthTable {
     months: Vec<i64>,
     words: usize,
@@ -73,6 +74,7 @@ impl MonthTable {
         query: &FilteredQuery,
         terms: &MonthTerms,
         reader: &SegmentReader,
+        live: &[SegmentId],
     ) -> tantivy::Result<Option<MonthTable>> {
         let present = segment_months(terms, reader)?;
         let words = words_for(reader.max_doc());
@@ -80,7 +82,8 @@ impl MonthTable {
         if present.len() * words * 8 + documents * 12 > MAX_MONTH_TABLE_BYTES {
             return Ok(None);
         }
-        let cumulative = query.cache().derived(reader.segment_id(), CUMULATIVE_KEY, || {
+        let segment = reader.segment_id();
+        let cumulative = query.cache().pinned(segment, CUMULATIVE_KEY, live, || {
             let mut table = vec![0u64; present.len() * words];
             let mut so_far = vec![0u64; words];
             for (at, info) in present.values().enumerate() {
@@ -91,7 +94,7 @@ impl MonthTable {
             }
             Ok(table)
         })?;
-        let sorted = query.cache().derived(reader.segment_id(), SORTED_KEY, || {
+        let sorted = query.cache().pinned(segment, SORTED_KEY, live, || {
             let column = reader
                 .fast_fields()
                 .i64("order_start")?
@@ -208,10 +211,15 @@ pub(crate) fn page(
     if !plan.checks.is_empty() || !plan.bounds.iter().all(|b| on_dates(b.column)) {
         return Ok(None);
     }
+    let live: Vec<SegmentId> = searcher
+        .segment_readers()
+        .iter()
+        .map(|r| r.segment_id())
+        .collect();
     let mut segments = Vec::new();
     let mut total = 0;
     for reader in searcher.segment_readers() {
-        let Some(matches) = segment_matches(query, months, reader)? else {
+        let Some(matches) = segment_matches(query, months, reader, &live)? else {
             return Ok(None);
         };
         total += count(matches.words.iter().copied());
@@ -333,8 +341,9 @@ fn segment_matches<'a>(
     query: &FilteredQuery,
     terms: &MonthTerms,
     reader: &'a SegmentReader,
+    live: &[SegmentId],
 ) -> tantivy::Result<Option<SegmentMatches<'a>>> {
-    let Some(table) = MonthTable::load(query, terms, reader)? else {
+    let Some(table) = MonthTable::load(query, terms, reader, live)? else {
         return Ok(None);
     };
     let mut words = query.filter_words(reader)?;
@@ -347,7 +356,7 @@ fn segment_matches<'a>(
     }
     let bounds = &query.plan().bounds;
     let (shortest, longest) = if bounds.iter().any(|b| b.column == "end_local") {
-        durations(query, reader)?
+        durations(query, reader, live)?
     } else {
         (0, 0)
     };
@@ -478,10 +487,14 @@ fn segment_months(
 
 /// The shortest and longest `end_local - start_local` among a segment's events (deleted ones
 /// included), in seconds: how far an event's end can lie from its start month.
-fn durations(query: &FilteredQuery, reader: &SegmentReader) -> tantivy::Result<(i64, i64)> {
+fn durations(
+    query: &FilteredQuery,
+    reader: &SegmentReader,
+    live: &[SegmentId],
+) -> tantivy::Result<(i64, i64)> {
     let words = query
         .cache()
-        .derived(reader.segment_id(), "event durations", || {
+        .pinned(reader.segment_id(), "event durations", live, || {
             let fast = reader.fast_fields();
             let start = fast.i64("start_local")?;
             let end = fast.i64("end_local")?;
