@@ -137,7 +137,7 @@ fn log_format_from(value: Option<String>) -> Result<LogFormat, String> {
 /// Memory for whole calendar feeds kept between polls, by default.
 pub(crate) const DEFAULT_FEED_CACHE_MB: usize = 64;
 
-/// Memory for whole JSON list answers kept between requests, by default.
+/// Memory for whole JSON read answers (lists, single records) kept between requests, by default.
 pub(crate) const DEFAULT_RESPONSE_CACHE_MB: usize = 64;
 
 /// The bounds of the caches of whole answers, in bytes (0 keeps nothing).
@@ -145,7 +145,7 @@ pub(crate) const DEFAULT_RESPONSE_CACHE_MB: usize = 64;
 pub(crate) struct CacheSizes {
     /// `ALMANAC_FEED_CACHE_MB`: calendar feeds kept between polls.
     pub feeds: usize,
-    /// `ALMANAC_RESPONSE_CACHE_MB`: JSON list answers kept between requests.
+    /// `ALMANAC_RESPONSE_CACHE_MB`: JSON read answers kept between requests.
     pub responses: usize,
 }
 

@@ -40,7 +40,7 @@ pub(crate) enum Cache {
     Representations,
     /// Whole calendar feeds (`http::answer_cache`).
     Feeds,
-    /// Whole JSON list answers (`http::answer_cache`).
+    /// Whole JSON answers of lists and single records (`http::answer_cache`).
     Responses,
 }
 

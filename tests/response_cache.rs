@@ -1,5 +1,6 @@
 //! The response cache (docs/api.md, "Responses, caching and compression"): whole answers of
-//! the five JSON lists kept per request, caller, store version and second. Repeated requests
+//! the five JSON lists and of their single records kept per request, caller, store version and
+//! second. Repeated requests
 //! get the same bytes and tag, counted as hits in `/metrics`; every acknowledged write is in
 //! the next answer; callers who see different things never share an entry; the next second
 //! builds the answer again; `ALMANAC_RESPONSE_CACHE_MB` bounds or disables it.
@@ -33,17 +34,26 @@ fn counts(s: &Server) -> (f64, f64) {
 /// for one second: a second boundary between the two makes the second one build again, so
 /// retry); returns both answers.
 fn until_cached(s: &Server, path: &str, who: Option<&TestUser>) -> (Resp, Resp) {
+    let get = || {
+        let r = s.send("GET", path, who, None);
+        assert_eq!(r.status, 200, "GET {path}: {}", r.describe());
+        r
+    };
+    let first = get();
+    (first, until_hit(s, get))
+}
+
+/// Sends a request until its answer comes from the cache (a retry builds the entry again when
+/// a second boundary ended the one before); returns that answer.
+fn until_hit(s: &Server, send: impl Fn() -> Resp) -> Resp {
     for _ in 0..10 {
         let (hits, _) = counts(s);
-        let first = s.send("GET", path, who, None);
-        assert_eq!(first.status, 200, "GET {path}: {}", first.describe());
-        let second = s.send("GET", path, who, None);
-        assert_eq!(second.status, 200, "GET {path}: {}", second.describe());
+        let r = send();
         if counts(s).0 > hits {
-            return (first, second);
+            return r;
         }
     }
-    panic!("GET {path} never came from the response cache");
+    panic!("never answered from the response cache");
 }
 
 fn ids(list: &Value, collection: &str) -> Vec<u64> {
@@ -163,14 +173,17 @@ fn repeated_lists_are_the_same_bytes_from_the_cache() {
         assert_eq!(r.status, 400, "{bad}: {}", r.describe());
     }
 
-    // Single records, errors and answers of the caller's own (password, context) are not.
+    // Errors and answers of the caller's own (password, context) are not.
     let id = ids(&first.json(), "events")[0];
-    for path in [
-        format!("{NS}/events/{id}"),
-        format!("{NS}/events?page=99"),
-        format!("{NS}/events?password=secret"),
-        format!("{NS}/events?context=view"),
-        format!("{NS}/events.ics"),
+    for (path, lookups) in [
+        (format!("{NS}/events?page=99"), 3.0),
+        (format!("{NS}/events/999999"), 3.0),
+        (format!("{NS}/events?password=secret"), 0.0),
+        (format!("{NS}/events/{id}?password=secret"), 0.0),
+        (format!("{NS}/events?context=view"), 0.0),
+        (format!("{NS}/events/{id}?context=view"), 0.0),
+        (format!("{NS}/events.ics"), 0.0),
+        (format!("{NS}/events/{id}.ics"), 0.0),
     ] {
         let before = counts(&s);
         for _ in 0..3 {
@@ -178,8 +191,187 @@ fn repeated_lists_are_the_same_bytes_from_the_cache() {
         }
         let after = counts(&s);
         assert_eq!(after.0, before.0, "{path}: no hits");
-        let lookups = if path.contains("page=99") { 3.0 } else { 0.0 };
         assert_eq!(after.1 - before.1, lookups, "{path}: misses");
+    }
+}
+
+/// The collection of a path in the namespace: `venues` of `/es/cal/events/v1/venues/by-slug/x`.
+fn collection(path: &str) -> &str {
+    let (_, below) = path.split_once(NS).expect("a path in the namespace");
+    below.split('/').nth(1).expect("a collection")
+}
+
+/// An event with a venue, an organizer, a category and a tag: the paths of every single read
+/// of them (by ID and by slug), with the event's ID, venue, organizer, category and tag.
+struct Singles {
+    event: u64,
+    venue: u64,
+    organizer: u64,
+    category: u64,
+    tag: u64,
+    paths: Vec<String>,
+}
+
+impl Singles {
+    fn create(s: &Server) -> Singles {
+        let venue = s.create(
+            &ADMIN,
+            &format!("{NS}/venues"),
+            &json!({"venue": "Harbour", "status": "publish"}),
+        );
+        let organizer = s.create(
+            &ADMIN,
+            &format!("{NS}/organizers"),
+            &json!({"organizer": "Ensemble", "status": "publish"}),
+        );
+        let event = s.create(
+            &ADMIN,
+            &format!("{NS}/events"),
+            &event(
+                "Concert",
+                json!({"venue": venue["id"], "organizer": [organizer["id"]],
+                       "categories": ["Music"], "tags": ["Evening"]}),
+            ),
+        );
+        let id = |v: &Value| v["id"].as_u64().unwrap_or_else(|| panic!("an ID in {v}"));
+        let slug = |v: &Value| v["slug"].as_str().unwrap().to_string();
+        let (category, tag) = (id(&event["categories"][0]), id(&event["tags"][0]));
+        let paths = vec![
+            format!("{NS}/events/{}", id(&event)),
+            format!("{NS}/events/by-slug/{}", slug(&event)),
+            format!("{NS}/venues/{}", id(&venue)),
+            format!("{NS}/venues/by-slug/{}", slug(&venue)),
+            format!("{NS}/organizers/{}", id(&organizer)),
+            format!("{NS}/organizers/by-slug/{}", slug(&organizer)),
+            format!("{NS}/categories/{category}"),
+            format!("{NS}/tags/{tag}"),
+            format!("/es{NS}/events/{}", id(&event)),
+        ];
+        Singles {
+            event: id(&event),
+            venue: id(&venue),
+            organizer: id(&organizer),
+            category,
+            tag,
+            paths,
+        }
+    }
+
+    /// Every path kept in the cache, then `write` sent: every path's next answer shows it.
+    fn after_write(&self, s: &Server, write: impl FnOnce(), shows: impl Fn(&str, &Resp)) {
+        for path in &self.paths {
+            until_cached(s, path, None);
+        }
+        write();
+        for path in &self.paths {
+            shows(path, &s.get(path));
+        }
+    }
+}
+
+#[test]
+fn single_records_come_from_the_cache_and_show_every_write() {
+    let s = Server::start_with_users(&[ADMIN]);
+    let singles = Singles::create(&s);
+    for path in &singles.paths {
+        let (first, second) = until_cached(&s, path, None);
+        assert_eq!(first.body, second.body, "{path}");
+        let tag = assert_etag(&first);
+        assert_eq!(second.header("etag"), Some(tag.as_str()), "{path}");
+        assert_eq!(first.header("allow"), second.header("allow"), "{path}");
+        let not_modified = until_hit(&s, || {
+            s.req("GET", path).header("If-None-Match", &tag).send()
+        });
+        assert_eq!(
+            not_modified.status,
+            304,
+            "{path}: {}",
+            not_modified.describe()
+        );
+        assert!(not_modified.body.is_empty());
+        // A user's answer is their own, with the methods they may use.
+        let (_, admin) = until_cached(&s, path, Some(&ADMIN));
+        assert_ne!(admin.header("allow"), second.header("allow"), "{path}");
+    }
+
+    // Renames of the event and of everything it links to: each is in the next answer of the
+    // record and of the event.
+    let renames = [
+        (
+            format!("{NS}/events/{}", singles.event),
+            "title",
+            "Grand concert",
+        ),
+        (
+            format!("{NS}/venues/{}", singles.venue),
+            "venue",
+            "Harbour Hall",
+        ),
+        (
+            format!("{NS}/organizers/{}", singles.organizer),
+            "organizer",
+            "Ensemble Nova",
+        ),
+        (
+            format!("{NS}/categories/{}", singles.category),
+            "name",
+            "Chamber music",
+        ),
+        (format!("{NS}/tags/{}", singles.tag), "name", "Late evening"),
+    ];
+    for (target, field, name) in renames {
+        singles.after_write(
+            &s,
+            || {
+                s.write("POST", &target, &ADMIN, &json!({ field: name }), 200);
+            },
+            |path, r| {
+                assert_eq!(r.status, 200, "{path}: {}", r.describe());
+                if [collection(&target), "events"].contains(&collection(path)) {
+                    assert!(
+                        r.text().contains(name),
+                        "{path} after {target}: {}",
+                        r.text()
+                    );
+                }
+            },
+        );
+    }
+
+    // Trashing the event: its reads refuse at once, the others still answer.
+    let event = format!("{NS}/events/{}", singles.event);
+    singles.after_write(
+        &s,
+        || {
+            let r = s.send("DELETE", &event, Some(&ADMIN), None);
+            assert_eq!(r.status, 200, "{}", r.describe());
+        },
+        |path, r| {
+            let refused = collection(path) == "events";
+            assert_eq!(r.status != 200, refused, "{path}: {}", r.describe());
+        },
+    );
+    // Deleting the terms, trashing the venue and the organizer: the same.
+    for target in [
+        format!("{NS}/tags/{}", singles.tag),
+        format!("{NS}/categories/{}", singles.category),
+        format!("{NS}/venues/{}", singles.venue),
+        format!("{NS}/organizers/{}", singles.organizer),
+    ] {
+        let paths: Vec<&String> = singles
+            .paths
+            .iter()
+            .filter(|p| collection(p) == collection(&target))
+            .collect();
+        for path in &paths {
+            until_cached(&s, path, None);
+        }
+        let r = s.send("DELETE", &target, Some(&ADMIN), None);
+        assert_eq!(r.status, 200, "{}", r.describe());
+        for path in paths {
+            let r = s.get(path);
+            assert_ne!(r.status, 200, "{path} after deleting: {}", r.describe());
+        }
     }
 }
 
@@ -374,6 +566,105 @@ fn callers_who_see_different_things_never_share_an_entry() {
     let (_, anonymous) = until_cached(&s, &events, None);
     assert_eq!(ids_of(&anonymous), vec![public_id]);
     assert!(!anonymous.text().contains("Secret rehearsal"));
+}
+
+#[test]
+fn single_records_are_never_shared_between_callers_who_see_them_differently() {
+    let s = Server::start_with_users(&[ADMIN, EDITOR, AUTHOR]);
+    let events = format!("{NS}/events");
+    let draft = s.create(
+        &EDITOR,
+        &events,
+        &event("Secret rehearsal", json!({"status": "draft"})),
+    );
+    let private = s.create(
+        &ADMIN,
+        &events,
+        &event(
+            "Board dinner",
+            json!({"status": "private", "categories": ["Board"]}),
+        ),
+    );
+    let venue = s.create(
+        &EDITOR,
+        &format!("{NS}/venues"),
+        &json!({"venue": "Back room", "status": "draft"}),
+    );
+    let hidden = [
+        (format!("{NS}/events/{}", draft["id"]), "Secret rehearsal"),
+        (format!("{NS}/events/{}", private["id"]), "Board dinner"),
+        (
+            format!("{NS}/events/by-slug/{}", private["slug"].as_str().unwrap()),
+            "Board dinner",
+        ),
+        (format!("{NS}/venues/{}", venue["id"]), "Back room"),
+    ];
+    let refused = |r: &Resp, path: &str, title: &str| {
+        assert_ne!(r.status, 200, "{path}: {}", r.describe());
+        assert!(!r.text().contains(title), "{path}: {}", r.describe());
+    };
+    for (path, title) in &hidden {
+        // Refusals are not kept: the editor still reads the record.
+        for _ in 0..2 {
+            refused(&s.get(path), path, title);
+        }
+        let (_, editor) = until_cached(&s, path, Some(&EDITOR));
+        assert!(
+            editor.text().contains(title),
+            "{path}: {}",
+            editor.describe()
+        );
+        // The editor's entry is there: anonymous callers and another user still get refusals.
+        for _ in 0..3 {
+            refused(&s.get(path), path, title);
+            refused(&s.get_as(path, &AUTHOR), path, title);
+        }
+    }
+
+    // A term's answer names the methods of its caller: an editor's is not an anonymous one.
+    let category = format!("{NS}/categories/{}", private["categories"][0]["id"]);
+    let (_, anonymous) = until_cached(&s, &category, None);
+    let (_, editor) = until_cached(&s, &category, Some(&EDITOR));
+    assert_ne!(anonymous.body, editor.body);
+    assert!(editor.text().contains("DELETE"), "{}", editor.describe());
+    assert!(
+        !anonymous.text().contains("DELETE"),
+        "{}",
+        anonymous.describe()
+    );
+    assert_eq!(s.get(&category).body, anonymous.body);
+    assert_eq!(anonymous.header("cache-control"), Some(CC_ANON));
+    assert_eq!(editor.header("cache-control"), Some(CC_AUTH));
+
+    // A password-protected event is refused unless the password comes with the request, which
+    // is never answered from (nor kept in) the cache.
+    let protected = s.create(
+        &ADMIN,
+        &events,
+        &event("Members' night", json!({"password": "open sesame"})),
+    );
+    let path = format!("{NS}/events/{}", protected["id"]);
+    for who in [None, Some(&EDITOR)] {
+        for _ in 0..2 {
+            let r = s.send("GET", &path, who, None);
+            assert_eq!(r.status, 403, "{}", r.describe());
+            assert!(!r.text().contains("Members"), "{}", r.describe());
+        }
+    }
+    for (unlocked, who) in [
+        (format!("{path}?password=open+sesame"), None),
+        (format!("{path}?context=edit"), Some(&EDITOR)),
+    ] {
+        let before = counts(&s);
+        for _ in 0..3 {
+            let r = s.send("GET", &unlocked, who, None);
+            assert_eq!(r.status, 200, "{unlocked}: {}", r.describe());
+            assert!(r.text().contains("Members"), "{}", r.describe());
+        }
+        assert_eq!(counts(&s), before, "{unlocked}: no lookups");
+        let r = s.send("GET", &path, who, None);
+        assert_eq!(r.status, 403, "{}", r.describe());
+    }
 }
 
 #[test]

@@ -1,6 +1,6 @@
-//! Whole answers kept between requests: calendar feeds between polls (`resources::feeds`) and
-//! the pages of the JSON lists (`http::process`; docs/api.md, "Responses, caching and
-//! compression"). A busy site asks for the same few of them over and over, and each costs
+//! Whole answers kept between requests: calendar feeds between polls (`resources::feeds`),
+//! the pages of the JSON lists and their single records (`http::process`; docs/api.md,
+//! "Responses, caching and compression"). A busy site asks for the same few of them over and over, and each costs
 //! milliseconds to build; a repeated request of an unchanged calendar is answered from here.
 //!
 //! An answer is a function of the request (route, path values, parameters as validated,

@@ -54,7 +54,8 @@ pub struct AppState {
     pub changes: ical::ChangeClock,
     /// Whole calendar feeds of the current store version.
     pub feeds: answer_cache::AnswerCache,
-    /// Whole JSON list answers of the current store version and second.
+    /// Whole JSON answers of list and single-record reads of the current store version and
+    /// second.
     pub responses: answer_cache::AnswerCache,
     /// How long a client may take to send a request body (`ConnectionLimits`).
     pub body_read_timeout: Duration,
@@ -106,7 +107,7 @@ impl AppState {
         self
     }
 
-    /// Keeps `bytes` of whole JSON list answers instead of the default (0: none).
+    /// Keeps `bytes` of whole JSON read answers instead of the default (0: none).
     pub fn with_response_cache(mut self, bytes: usize) -> AppState {
         self.responses = answer_cache::AnswerCache::new(bytes);
         self
@@ -435,7 +436,7 @@ where
         route: route_index,
         event_password: Arc::default(),
     };
-    // Whole list answers come from the response cache when this version of the store and
+    // Whole answers of lists and single records come from the response cache when this version of the store and
     // this second already built them (read before the handler reads anything).
     let cached = cache_key(state, endpoint, &context).map(|key| (key, AnswerStamp::now(state)));
     if let Some((key, stamp)) = &cached {
@@ -483,10 +484,11 @@ where
 }
 
 /// The key of a request whose whole answer may come from (and go to) the response cache:
-/// a read of a JSON list, by its validated parameters, caller (anonymous callers share
-/// entries, users have their own: what they see depends on role and authorship) and language
-/// segment. `password` and `context`, which make a list the caller's own, bypass it, and so
-/// does a request with an invalid parameter (answered with an error).
+/// a read of a JSON list or single record, by its path values, validated parameters, caller
+/// (anonymous callers share entries, users have their own: what they see depends on role and
+/// authorship) and language segment. `password` and `context`, which make an answer the
+/// caller's own (an unlocked event, the edit or export form), bypass it, and so does a request
+/// with an invalid parameter (answered with an error).
 fn cache_key(
     state: &AppState,
     endpoint: &routes::Endpoint,
@@ -503,7 +505,7 @@ fn cache_key(
     answer_cache::AnswerKey::of(ctx)
 }
 
-/// The state a whole list answer is built from: the store's version (read first: what is
+/// The state a whole read answer is built from: the store's version (read first: what is
 /// derived afterwards is at least that current) and the clock's second.
 #[derive(Clone, Copy)]
 struct AnswerStamp {
@@ -521,7 +523,7 @@ impl AnswerStamp {
     }
 }
 
-/// Keeps a list's `200` answer, built at `stamp`, for the rest of its second, and returns it
+/// Keeps a read's `200` answer, built at `stamp`, for the rest of its second, and returns it
 /// with its shared body. An answer whose building ran into the next second may hold either
 /// second's clock, and is not kept.
 fn keep_answer(
@@ -676,17 +678,24 @@ fn permitted_methods(
     use crate::service::posts;
     let now = chrono::Utc::now().naive_utc();
     // A record the caller may not read is answered as if it did not exist, and so is its
-    // `Allow` header: the methods must not tell which slugs or IDs exist.
+    // `Allow` header: the methods must not tell which slugs or IDs exist. It is read once for
+    // the route's edit and delete endpoints (they name the same kind), and not at all for
+    // anonymous callers, who may do neither whatever the record: a cached read's answer is
+    // then finished without touching the store.
+    let read = std::cell::OnceCell::new();
     let target = |kind| {
-        posts::readable_target(
-            &state.store,
-            kind,
-            path.id,
-            path.slug.as_deref(),
-            language,
-            caller,
-            now,
-        )
+        read.get_or_init(|| {
+            posts::readable_target(
+                &state.store,
+                kind,
+                path.id,
+                path.slug.as_deref(),
+                language,
+                caller,
+                now,
+            )
+        })
+        .as_ref()
     };
     route
         .endpoints
@@ -694,15 +703,20 @@ fn permitted_methods(
         .filter(|e| match e.permission {
             routes::Permission::Everyone => true,
             routes::Permission::CreatePost => caller.has(crate::auth::Capability::EditPosts),
+            routes::Permission::EditPost(_) | routes::Permission::DeletePost(_)
+                if !caller.is_authenticated() =>
+            {
+                false
+            }
             routes::Permission::EditPost(kind) => match target(kind) {
                 Some(meta) => {
-                    crate::auth::capabilities::can_edit(caller, &posts::access(&meta, now))
+                    crate::auth::capabilities::can_edit(caller, &posts::access(meta, now))
                 }
                 None => caller.has(crate::auth::Capability::EditPosts),
             },
             routes::Permission::DeletePost(kind) => match target(kind) {
                 Some(meta) => {
-                    crate::auth::capabilities::can_delete(caller, &posts::access(&meta, now))
+                    crate::auth::capabilities::can_delete(caller, &posts::access(meta, now))
                 }
                 None => caller.has(crate::auth::Capability::DeletePosts),
             },

@@ -145,10 +145,11 @@ pub struct Endpoint {
 
 impl Endpoint {
     /// Whether its whole answers are kept between requests (`answer_cache`, docs/api.md,
-    /// "Responses, caching and compression"): the reads of the five JSON lists.
+    /// "Responses, caching and compression"): the reads of the five JSON lists and of their
+    /// single records, by ID and by slug.
     pub(crate) fn caches_whole_answer(&self) -> bool {
         self.group == Group::Read
-            && self.class.is_list()
+            && (self.class.is_list() || self.class == OperationClass::GetSingle)
             && matches!(self.response, ResponseSchema::Component(_))
     }
 }
