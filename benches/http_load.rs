@@ -11,11 +11,18 @@
 //! request of the query mix runs under wrk for `ALMANAC_BENCH_SECONDS` seconds (default 5) with
 //! 1 connection (`-t1 -c1`) and 4 connections (`-t2 -c4`); `benches/wrk/report.lua` prints the
 //! latency percentiles and the request rate, `benches/wrk/post_event.lua` sends the creates
-//! (unique titles, Basic credentials), `benches/wrk/feed_uncached.lua` asks for a calendar feed
+//! (unique titles, Basic credentials), `benches/wrk/distinct.lua` asks for a calendar feed
 //! under ever new spellings (so that the feed cache never answers). The creates run last, since
 //! they grow the calendar. The server runs without its response cache
 //! (`ALMANAC_RESPONSE_CACHE_MB=0`, unless the variable is set), so that every list request is
 //! built: a repeated list is otherwise answered from that cache.
+//!
+//! Then the server starts again on the same data directory with the response cache at its
+//! default, and the same loads measure repeated reads answered from it (`/healthz`, a list page,
+//! an event by ID and by slug, a venue, a category), each with its ratio to `/healthz` of that
+//! run, and reads that are all different (`benches/wrk/distinct.lua`: the default list's pages,
+//! a month window, title words, each request spelling its start day with another second), with
+//! the cache's hits during each run read from `/metrics`.
 //!
 //! Output: a markdown table on stdout and `target/bench-results/http-<N>.json`. The binary is
 //! the one Cargo builds for benchmarks (`CARGO_BIN_EXE_almanac`, the release profile under
@@ -99,7 +106,8 @@ fn main() {
         path_str(&data),
     ]));
 
-    let mut server = Server::start(&data, dir.path());
+    let uncached = std::env::var("ALMANAC_RESPONSE_CACHE_MB").unwrap_or_else(|_| "0".into());
+    let mut server = Server::start(&data, dir.path(), Some(&uncached));
     let base = format!("{}{NAMESPACE}", server.url);
     let client = reqwest::blocking::Client::builder()
         .timeout(Duration::from_secs(120))
@@ -188,7 +196,7 @@ fn main() {
             "report.lua",
             format!("{feed_path}&start_date={day}"),
         ),
-        ("calendar_feed_uncached", "feed_uncached.lua", feed_path),
+        ("calendar_feed_uncached", "distinct.lua", feed_path),
     ] {
         for (threads, connections) in LOADS {
             let r = wrk(
@@ -269,6 +277,7 @@ fn main() {
                 .ok()
         });
     server.stop();
+    let (cached, distinct) = with_response_cache(&data, dir.path(), &scripts, seconds, &p);
 
     let machine = machine();
     let report = json!({
@@ -299,6 +308,7 @@ fn main() {
             None,
             many_writers.clone(),
         ),
+        "response_cache": {"repeated": cached, "distinct": distinct},
     });
     let out_dir = Path::new(MANIFEST_DIR).join("target/bench-results");
     std::fs::create_dir_all(&out_dir).expect("results dir");
@@ -313,31 +323,25 @@ fn main() {
         machine["cpu"].as_str().unwrap_or("?")
     );
     println!();
-    println!("| request | total | c1 p50 | c1 p95 | c1 p99 | c1 req/s | c4 p50 | c4 p95 | c4 p99 | c4 req/s |");
-    println!("|---|---|---|---|---|---|---|---|---|---|");
-    for pair in results.chunks(2) {
-        let (one, four) = (&pair[0], &pair[1]);
-        let cells = |r: &Value| {
-            format!(
-                "{} | {} | {} | {:.0}",
-                ms(&r["p50_us"]),
-                ms(&r["p95_us"]),
-                ms(&r["p99_us"]),
-                r["rps"].as_f64().unwrap_or(0.0)
-            )
-        };
-        println!(
-            "| `{} {}` | {} | {} | {} |",
-            one["method"].as_str().unwrap(),
-            one["path"].as_str().unwrap(),
-            one["total"]
+    print_table(
+        &[
+            "request", "total", "c1 p50", "c1 p95", "c1 p99", "c1 req/s", "c4 p50", "c4 p95",
+            "c4 p99", "c4 req/s",
+        ],
+        &results,
+        |one, four| {
+            let total = one["total"]
                 .as_u64()
                 .map(|t| t.to_string())
-                .unwrap_or_else(|| "–".into()),
-            cells(one),
-            cells(four)
-        );
-    }
+                .unwrap_or_else(|| "–".into());
+            let mut cells = vec![request_cell(one), total];
+            for r in [one, four] {
+                cells.extend(["p50_us", "p95_us", "p99_us"].map(|p| ms(&r[p])));
+                cells.push(rps(r));
+            }
+            cells
+        },
+    );
     println!();
     println!(
         "`POST /events` with {MANY_WRITERS} concurrent writers: {:.0} creates/s, p50 / p95 / p99 \
@@ -360,8 +364,61 @@ fn main() {
         kib_to_mib(memory_end.get("VmRSS")),
         kib_to_mib(memory_end.get("VmHWM")),
     );
+    println!();
+    println!(
+        "With the response cache at its default (paths below {NAMESPACE} but `/healthz`), \
+         repeated requests:"
+    );
+    println!();
+    print_table(
+        &[
+            "request",
+            "c1 p50",
+            "c1 p99",
+            "c1 req/s",
+            "c1 / healthz",
+            "c4 p50",
+            "c4 p99",
+            "c4 req/s",
+            "c4 / healthz",
+        ],
+        &cached,
+        |one, four| {
+            let mut cells = vec![request_cell(one)];
+            for r in [one, four] {
+                cells.extend([ms(&r["p50_us"]), ms(&r["p99_us"]), rps(r)]);
+                cells.push(format!(
+                    "{:.0} %",
+                    r["ratio_to_healthz"].as_f64().unwrap_or(0.0) * 100.0
+                ));
+            }
+            cells
+        },
+    );
+    println!();
+    println!("Every request different (nothing to find in the cache):");
+    println!();
+    print_table(
+        &["request", "c1 req/s", "c4 req/s", "cache hits / lookups"],
+        &distinct,
+        |one, four| {
+            let hits = |r: &Value| format!("{} / {}", r["cache_hits"], r["cache_lookups"]);
+            vec![
+                format!(
+                    "{} ({})",
+                    request_cell(one),
+                    one["query"].as_str().unwrap_or("?")
+                ),
+                rps(one),
+                rps(four),
+                format!("{}, {}", hits(one), hits(four)),
+            ]
+        },
+    );
     let errors: u64 = results
         .iter()
+        .chain(&cached)
+        .chain(&distinct)
         .map(|r| {
             [
                 "connect_errors",
@@ -379,6 +436,166 @@ fn main() {
         println!("WARNING: {errors} failed requests (see the JSON file)");
     }
     println!("results: {}", out.display());
+}
+
+/// The second server, on the same data directory with the response cache at its default: the
+/// repeated reads (answered from the cache) with their ratio to `/healthz` of this run, then the
+/// distinct reads (every request a new one) with the cache's hits and lookups during each run.
+fn with_response_cache(
+    data: &Path,
+    logs: &Path,
+    scripts: &Path,
+    seconds: u64,
+    p: &Parameters,
+) -> (Vec<Value>, Vec<Value>) {
+    let mut server = Server::start(data, logs, None);
+    let base = format!("{}{NAMESPACE}", server.url);
+    let client = reqwest::blocking::Client::new();
+    let repeated = [
+        (
+            "healthz",
+            "/healthz".to_string(),
+            format!("{}/healthz", server.url),
+        ),
+        (
+            "list_per_page_10",
+            "/events?per_page=10".into(),
+            String::new(),
+        ),
+        (
+            "get_event_by_id",
+            format!("/events/{}", p.event_id),
+            String::new(),
+        ),
+        (
+            "get_event_by_slug",
+            format!("/events/by-slug/{}", p.event_slug),
+            String::new(),
+        ),
+        (
+            "get_venue_by_id",
+            format!("/venues/{}", p.venue_id),
+            String::new(),
+        ),
+        (
+            "get_category_by_id",
+            format!("/categories/{}", p.category),
+            String::new(),
+        ),
+    ];
+    let mut cached: Vec<Value> = Vec::new();
+    for (name, path, url) in repeated {
+        let url = if url.is_empty() {
+            format!("{base}{path}")
+        } else {
+            url
+        };
+        for (threads, connections) in LOADS {
+            let r = wrk(
+                &scripts.join("report.lua"),
+                &url,
+                threads,
+                connections,
+                seconds,
+                &[],
+                &[],
+            );
+            eprintln!("cached {name} c{connections}: {}", summary(&r));
+            cached.push(entry(name, "GET", &path, threads, connections, None, r));
+        }
+    }
+    for run in 0..cached.len() {
+        let healthz = cached[run % LOADS.len()]["rps"]
+            .as_f64()
+            .unwrap_or(f64::NAN);
+        let ratio = cached[run]["rps"].as_f64().unwrap_or(0.0) / healthz;
+        cached[run]["ratio_to_healthz"] = json!((ratio * 1000.0).round() / 1000.0);
+    }
+
+    // The default window snaps its start to the day: yesterday at any second is the default.
+    let yesterday = (chrono::Utc::now().date_naive() - chrono::Days::new(1)).to_string();
+    let default_list = client
+        .get(format!("{base}/events"))
+        .send()
+        .expect("request");
+    let pages: u64 = default_list
+        .headers()
+        .get("x-cal-totalpages")
+        .and_then(|v| v.to_str().ok()?.parse().ok())
+        .unwrap_or(1);
+    let page_variants: Vec<String> = (1..=pages.min(100)).map(|n| format!("page={n}")).collect();
+    let word_variants: Vec<String> = p
+        .words
+        .iter()
+        .take(50)
+        .map(|w| format!("search={w}"))
+        .collect();
+    let distinct_runs = [
+        (
+            "default_pages",
+            "/events".to_string(),
+            yesterday.clone(),
+            page_variants.join("|"),
+        ),
+        (
+            "one_month_windows",
+            format!("/events?end_date={}", p.month.1),
+            p.month.0[..10].to_string(),
+            String::new(),
+        ),
+        (
+            "search_words",
+            "/events".into(),
+            yesterday,
+            word_variants.join("|"),
+        ),
+    ];
+    let mut distinct = Vec::new();
+    for (name, path, day, variants) in distinct_runs {
+        for (threads, connections) in LOADS {
+            let before = response_cache_lookups(&client, &server.url);
+            let r = wrk(
+                &scripts.join("distinct.lua"),
+                &format!("{base}{path}"),
+                threads,
+                connections,
+                seconds,
+                &[],
+                &[
+                    ("ALMANAC_BENCH_DAY", &day),
+                    ("ALMANAC_BENCH_VARIANTS", &variants),
+                ],
+            );
+            let after = response_cache_lookups(&client, &server.url);
+            eprintln!("distinct {name} c{connections}: {}", summary(&r));
+            let mut row = entry(name, "GET", &path, threads, connections, None, r);
+            row["cache_hits"] = json!(after.0 - before.0);
+            row["cache_lookups"] = json!(after.0 + after.1 - before.0 - before.1);
+            distinct.push(row);
+        }
+    }
+    server.stop();
+    (cached, distinct)
+}
+
+/// Hits and misses of the response cache so far, from `/metrics`.
+fn response_cache_lookups(client: &reqwest::blocking::Client, url: &str) -> (u64, u64) {
+    let text = client
+        .get(format!("{url}/metrics"))
+        .basic_auth(ADMIN, Some(PASSWORD))
+        .send()
+        .and_then(|r| r.text())
+        .expect("metrics");
+    let counter = |name: &str| -> u64 {
+        let prefix = format!("{name}{{cache=\"responses\"}} ");
+        text.lines()
+            .find_map(|l| l.strip_prefix(&prefix)?.trim().parse::<f64>().ok())
+            .unwrap_or(0.0) as u64
+    };
+    (
+        counter("almanac_cache_hits_total"),
+        counter("almanac_cache_misses_total"),
+    )
 }
 
 fn mib(bytes: u64) -> f64 {
@@ -439,10 +656,17 @@ impl Server {
     // The child is waited for by `Server`'s `Drop` (or `stop`) once returned, and on the
     // path that panics.
     #[allow(clippy::zombie_processes)]
-    fn start(data: &Path, logs: &Path) -> Server {
-        let log = std::fs::File::create(logs.join("server.log")).expect("log file");
+    /// The server on `data`, with `response_cache_mb` for its response cache (its default when
+    /// `None`); its log is appended to `server.log` in `logs`.
+    fn start(data: &Path, logs: &Path, response_cache_mb: Option<&str>) -> Server {
+        let log = std::fs::File::options()
+            .create(true)
+            .append(true)
+            .open(logs.join("server.log"))
+            .expect("log file");
         let level = std::env::var("ALMANAC_BENCH_LOG").unwrap_or_else(|_| "warn".into());
-        let mut child = Command::new(BINARY)
+        let mut command = Command::new(BINARY);
+        command
             .args([
                 "serve",
                 "--listen",
@@ -450,11 +674,12 @@ impl Server {
                 "--data-dir",
                 path_str(data),
             ])
-            .env("ALMANAC_LOG", level)
-            .env(
-                "ALMANAC_RESPONSE_CACHE_MB",
-                std::env::var("ALMANAC_RESPONSE_CACHE_MB").unwrap_or_else(|_| "0".into()),
-            )
+            .env("ALMANAC_LOG", level);
+        match response_cache_mb {
+            Some(mb) => command.env("ALMANAC_RESPONSE_CACHE_MB", mb),
+            None => command.env_remove("ALMANAC_RESPONSE_CACHE_MB"),
+        };
+        let mut child = command
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(log)
@@ -518,9 +743,13 @@ impl Drop for Server {
 struct Parameters {
     event_id: u64,
     event_slug: String,
+    /// The venue of an upcoming event.
+    venue_id: u64,
     category: u64,
     common_word: String,
     two_words: (String, String),
+    /// Title words of upcoming events, most frequent first.
+    words: Vec<String>,
     venue_word: String,
     /// A calendar month with events: (first day 00:00:00, last day 23:59:59).
     month: (String, String),
@@ -555,7 +784,9 @@ impl Parameters {
         let mut words: HashMap<String, usize> = HashMap::new();
         let mut categories: HashMap<u64, usize> = HashMap::new();
         let mut point = None;
+        let mut venue_id = None;
         for e in &events {
+            venue_id = venue_id.or(e["venue"]["id"].as_u64());
             for w in title_words(e["title"].as_str().unwrap_or("")) {
                 *words.entry(w).or_default() += 1;
             }
@@ -600,9 +831,11 @@ impl Parameters {
         Parameters {
             event_id,
             event_slug,
+            venue_id: venue_id.expect("events with venues"),
             category,
             common_word: ranked[0].clone(),
             two_words: (ranked[0].clone(), ranked[1].clone()),
+            words: ranked,
             venue_word,
             month: month_range,
             six_months,
@@ -614,6 +847,7 @@ impl Parameters {
         json!({
             "event_id": self.event_id,
             "event_slug": self.event_slug,
+            "venue_id": self.venue_id,
             "category": self.category,
             "common_word": self.common_word,
             "two_words": [self.two_words.0, self.two_words.1],
@@ -732,6 +966,28 @@ fn wrk(
         .find_map(|l| l.strip_prefix("ALMANAC_BENCH "))
         .unwrap_or_else(|| panic!("no report from wrk:\n{out}"));
     serde_json::from_str(line).expect("wrk report")
+}
+
+/// `| request | cells... |` rows in markdown, one per pair of runs of `results` (at one
+/// connection, then at four) with `cells` of that pair.
+fn print_table(columns: &[&str], results: &[Value], cells: impl Fn(&Value, &Value) -> Vec<String>) {
+    println!("| {} |", columns.join(" | "));
+    println!("|{}", "---|".repeat(columns.len()));
+    for pair in results.chunks(2) {
+        println!("| {} |", cells(&pair[0], &pair[1]).join(" | "));
+    }
+}
+
+fn request_cell(r: &Value) -> String {
+    format!(
+        "`{} {}`",
+        r["method"].as_str().unwrap_or("?"),
+        r["path"].as_str().unwrap_or("?")
+    )
+}
+
+fn rps(r: &Value) -> String {
+    format!("{:.0}", r["rps"].as_f64().unwrap_or(0.0))
 }
 
 fn summary(r: &Value) -> String {
