@@ -553,6 +553,9 @@ fn with_response_cache(
     let mut distinct = Vec::new();
     for (name, path, day, variants) in distinct_runs {
         for (threads, connections) in LOADS {
+            // Each run spells its requests in the same sequence: the previous run's last answers
+            // are kept for the rest of their second, which this run must not share.
+            std::thread::sleep(Duration::from_millis(1100));
             let before = response_cache_lookups(&client, &server.url);
             let r = wrk(
                 &scripts.join("distinct.lua"),

@@ -58,6 +58,7 @@ impl Live {
             writer: Mutex::new(writer),
             view: RwLock::new(None),
             term_counts: Mutex::new(TermCounts::default()),
+            radius_venues: Mutex::new(RadiusVenues::default()),
             filter_cache: Arc::new(filters::FilterCache::new(FILTER_CACHE_BYTES)),
         })
     }

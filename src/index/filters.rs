@@ -138,7 +138,7 @@ impl Plan {
     /// The plan as a query that uses (and fills) `cache`.
     pub(crate) fn into_query(self, cache: &Arc<FilterCache>) -> FilteredQuery {
         FilteredQuery {
-            keys: self.filters.iter().map(|q| format!("{q:?}")).collect(),
+            keys: self.filters.iter().map(|q| cache_key(q.as_ref())).collect(),
             plan: Arc::new(self),
             cache: cache.clone(),
         }
@@ -162,6 +162,17 @@ impl Plan {
         clauses.extend(self.checks());
         BooleanQuery::new(clauses)
     }
+}
+
+/// A filter's cache key: its rendering, or the digest of a long one (a radius's venues, a long
+/// ID list), which is then hashed and compared once per request instead of once per segment.
+fn cache_key(query: &dyn Query) -> String {
+    const LONGEST: usize = 256;
+    let text = format!("{query:?}");
+    if text.len() <= LONGEST {
+        return text;
+    }
+    format!("digest {}", blake3::hash(text.as_bytes()).to_hex())
 }
 
 /// Per-segment bitsets of filters, keyed by segment and the filter's rendering, within a

@@ -91,7 +91,20 @@ struct Live {
     term_counts: Mutex<TermCounts>,
     /// Per-segment bitsets of list filters (see `filters`).
     filter_cache: Arc<filters::FilterCache>,
+    /// The venues of recent radius filters (see [`SearchIndex::events`]).
+    radius_venues: Mutex<RadiusVenues>,
 }
+
+/// Venues within a radius, by point and radius (their bits), valid for the searcher generation
+/// they were found in: a site's widget asks for the same point again and again.
+#[derive(Default)]
+struct RadiusVenues {
+    generation: u64,
+    found: HashMap<[u64; 3], Arc<Vec<u64>>>,
+}
+
+/// Radius filters kept per generation at most (distinct points beyond it start over).
+const RADIUS_FILTERS_KEPT: usize = 256;
 
 /// Published-event counts per term, valid for the searcher generation they were counted in.
 #[derive(Default)]

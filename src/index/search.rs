@@ -72,21 +72,15 @@ impl SearchIndex {
         offset: usize,
         limit: usize,
     ) -> IndexResult<Hits> {
-        let filter_cache = self.live().filter_cache.clone();
-        let radius_venues: Vec<u64> = match filter.geo {
+        let live = self.live();
+        let filter_cache = live.filter_cache.clone();
+        let radius_venues = match filter.geo {
             Some(planner::GeoFilter::Within {
                 lat,
                 lng,
                 radius_km,
-            }) => {
-                let venues = planner::venues_within(&self.fields, lat, lng, radius_km)
-                    .into_query(&filter_cache);
-                let ids = view
-                    .searcher
-                    .search(&venues, &ValueCollector { field: "id" })?;
-                ids.into_iter().collect()
-            }
-            _ => Vec::new(),
+            }) => self.venues_within(&live, view, lat, lng, radius_km)?,
+            _ => Arc::new(Vec::new()),
         };
         let query = planner::events(&self.fields, filter, &radius_venues).into_query(&filter_cache);
         if !relevance && order == EventOrder::Start && (offset as u64) < view.searcher.num_docs() {
@@ -111,6 +105,42 @@ impl SearchIndex {
             offset,
             limit,
         )
+    }
+
+    /// The IDs of the venues within the radius in the view's index state.
+    fn venues_within(
+        &self,
+        live: &Live,
+        view: &View,
+        lat: f64,
+        lng: f64,
+        radius_km: f64,
+    ) -> IndexResult<Arc<Vec<u64>>> {
+        let generation = view.searcher.generation().generation_id();
+        let key = [lat.to_bits(), lng.to_bits(), radius_km.to_bits()];
+        {
+            let kept = live.radius_venues.lock().expect("radius venues lock");
+            if kept.generation == generation {
+                if let Some(found) = kept.found.get(&key) {
+                    return Ok(found.clone());
+                }
+            }
+        }
+        let venues = planner::venues_within(&self.fields, lat, lng, radius_km)
+            .into_query(&live.filter_cache);
+        let ids = view
+            .searcher
+            .search(&venues, &ValueCollector { field: "id" })?;
+        let mut ids: Vec<u64> = ids.into_iter().collect();
+        ids.sort_unstable();
+        let found = Arc::new(ids);
+        let mut kept = live.radius_venues.lock().expect("radius venues lock");
+        if kept.generation != generation || kept.found.len() >= RADIUS_FILTERS_KEPT {
+            kept.generation = generation;
+            kept.found.clear();
+        }
+        kept.found.insert(key, found.clone());
+        Ok(found)
     }
 
     /// A page of `GET /venues` or `GET /organizers` (newest first) and its total.
