@@ -453,7 +453,16 @@ where
     let tries = context.event_password.clone();
     // Steps 10–12: the handler, off the async workers (store and index are synchronous).
     let handler = endpoint.handler;
-    let (outcome, written_at) = run_blocking(state, context, handler).await;
+    let single_read = endpoint.class == routes::OperationClass::GetSingle
+        && matches!(context.method, Method::GET | Method::HEAD);
+    let (outcome, written_at) = if single_read {
+        // One record by ID or slug: a store read and a representation mostly cached, a few
+        // microseconds; handing it to a blocking thread cost more than the read itself
+        // (docs/performance.md, "Overload").
+        (handler(state, &context), None)
+    } else {
+        run_blocking(state, context, handler).await
+    };
     if tries_event_password && !tries.failed() {
         state.auth.forgive_event_password(client);
     }
