@@ -13,9 +13,12 @@
 //! (`service::events::Dependency`), with the outbox position of the view the entry was built
 //! from: the entry serves while none of them changed after that position, so that writes to
 //! other records (an editor at work, an import) leave the cached representations of the rest
-//! of the calendar in place.
+//! of the calendar in place. A venue's or organizer's single representation (its image, which
+//! never changes, and its visible translations) is kept the same way, depending on the record
+//! and its translation group.
 
 use crate::auth::Caller;
+use crate::http::AppState;
 use crate::model::{Kind, Language};
 use crate::service::events::Dependency;
 use chrono::{NaiveDateTime, Timelike};
@@ -167,6 +170,19 @@ impl RepresentationCache {
             entries.items.insert(key, cached);
         }
     }
+}
+
+/// The cached template of `key`, if it was built in this generation and nothing it depends on
+/// changed since.
+pub(crate) fn current_template(
+    state: &AppState,
+    generation: Generation,
+    key: &RepresentationKey,
+) -> Option<Arc<Template>> {
+    state.representations.get(generation, key).and_then(|c| {
+        crate::service::events::unchanged_since(&state.index, &c.dependencies, c.head)
+            .then_some(c.template)
+    })
 }
 
 #[cfg(test)]

@@ -5,7 +5,9 @@ use crate::http::error::{from_service, ApiError};
 use crate::http::lists::{self, ListAnswer};
 use crate::http::params::{ParamKind, ParamSpec, Params};
 use crate::http::render::{self, EventParts, LinkedContext};
-use crate::http::representation_cache::{Cached, Generation, RepresentationKey, Template};
+use crate::http::representation_cache::{
+    current_template, Cached, Generation, RepresentationKey, Template,
+};
 use crate::http::resources::linked::{inline, LinkedResource};
 use crate::http::resources::{common_write_params, export_form, invalid, post_write, request};
 use crate::http::response::Body;
@@ -611,7 +613,7 @@ fn get(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
         caller: ctx.caller,
         segment: ctx.links.segment(),
     };
-    let template = match cached_template(state, generation, &key) {
+    let template = match current_template(state, generation, &key) {
         Some(template) => template,
         None => {
             let embedding = Embedding::new(state, ctx, &[&event], generation.clock())?;
@@ -870,7 +872,7 @@ fn list_items(
         .collect();
     let mut templates: Vec<Option<Arc<Template>>> = keys
         .iter()
-        .map(|k| cached_template(state, generation, k))
+        .map(|k| current_template(state, generation, k))
         .collect();
     let missing: Vec<usize> = (0..events.len())
         .filter(|n| templates[*n].is_none())
@@ -915,18 +917,6 @@ fn list_items(
         })
     });
     Ok(items.flatten().collect())
-}
-
-/// The cached template of `key`, if it was built in this generation and nothing it depends on
-/// changed since.
-fn cached_template(
-    state: &AppState,
-    generation: Generation,
-    key: &RepresentationKey,
-) -> Option<Arc<Template>> {
-    state.representations.get(generation, key).and_then(|c| {
-        events::unchanged_since(&state.index, &c.dependencies, c.head).then_some(c.template)
-    })
 }
 
 /// The counts of every term the templates embed, counted at the generation's clock.

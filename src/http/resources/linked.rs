@@ -5,17 +5,23 @@ use crate::http::error::{from_service, ApiError};
 use crate::http::lists::{self, ListAnswer};
 use crate::http::params::{ParamKind, ParamSpec, Params};
 use crate::http::render::{self, LinkedContext};
+use crate::http::representation_cache::{
+    current_template, Cached, Generation, RepresentationKey, Template,
+};
 use crate::http::resources::{common_write_params, export_form, invalid, post_write, request};
+use crate::http::response::Body;
 use crate::http::routes::{
     Endpoint, Group, OperationClass, Permission, ResponseSchema, Route, Seg,
 };
 use crate::http::{ApiResponse, AppState, Context};
 use crate::model::post::{GeoPoint, Organizer, Venue};
+use crate::service::events::{self, Dependency};
 use crate::service::linked::{self, LinkedKind, ListQuery, OrganizerFields, Target, VenueFields};
 use crate::service::posts::PostWrite;
 use crate::values::timezone::Zone;
 use crate::values::{Invalid, SubCode};
 use serde_json::Value;
+use std::sync::Arc;
 use warp::http::header::LOCATION;
 use warp::http::StatusCode;
 
@@ -387,6 +393,9 @@ fn represent<R: LinkedResource>(
 }
 
 fn get<R: LinkedResource>(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
+    let generation = Generation::now();
+    // Read before the record: a representation built afterwards is at least this current.
+    let head = events::position(&state.store).map_err(|e| from_service(e, ctx.caller))?;
     let record: R = linked::get(
         &state.store,
         &request(ctx),
@@ -395,13 +404,38 @@ fn get<R: LinkedResource>(state: &AppState, ctx: &Context) -> Result<ApiResponse
         invalid(&ctx.params),
     )
     .map_err(|e| from_service(e, ctx.caller))?;
-    Ok(ApiResponse::ok(represent(
-        state,
-        ctx,
-        record,
-        true,
-        export_form(ctx),
-    )?))
+    // The checks above ran; the representation (the record, its image, which never changes,
+    // and its visible translations) comes from the representation cache like an event's.
+    let meta = record.meta();
+    let key = RepresentationKey {
+        kind: R::KIND,
+        id: meta.id,
+        masked: false,
+        export: export_form(ctx),
+        single: true,
+        caller: ctx.caller,
+        segment: ctx.links.segment(),
+    };
+    let dependencies = [
+        Dependency::Record(R::KIND, meta.id),
+        Dependency::Group(R::KIND, meta.group),
+    ];
+    let text = match current_template(state, generation, &key) {
+        Some(template) => template.fill(|_, _| 0),
+        None => {
+            let text = represent(state, ctx, record, true, export_form(ctx))?.to_string();
+            if let Some(template) = Template::from_placeholders(&text, Vec::new()) {
+                let cached = Cached {
+                    template: Arc::new(template),
+                    head,
+                    dependencies: dependencies.into(),
+                };
+                state.representations.put(generation, key, cached);
+            }
+            text
+        }
+    };
+    Ok(ApiResponse::ok_body(Body::Serialized(text.into_bytes())))
 }
 
 fn create<R: LinkedResource>(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
