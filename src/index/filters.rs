@@ -228,21 +228,25 @@ impl FilterCache {
         query: &dyn Query,
         reader: &SegmentReader,
     ) -> tantivy::Result<Arc<Vec<u64>>> {
-        self.derived(reader.segment_id(), key, || {
-            let mut words = vec![0u64; words_for(reader.max_doc())];
-            let weight = query.weight(EnableScoring::disabled_from_schema(reader.schema()))?;
-            let mut scorer = weight.scorer(reader, 1.0)?;
-            let mut doc = scorer.doc();
-            while doc != TERMINATED {
-                words[(doc / 64) as usize] |= 1 << (doc % 64);
-                doc = scorer.advance();
-            }
-            Ok(words)
-        })
+        let segment = reader.segment_id();
+        if let Some(bits) = self.get(segment, key) {
+            return Ok(bits);
+        }
+        let mut words = vec![0u64; words_for(reader.max_doc())];
+        let weight = query.weight(EnableScoring::disabled_from_schema(reader.schema()))?;
+        let mut scorer = weight.scorer(reader, 1.0)?;
+        let mut doc = scorer.doc();
+        while doc != TERMINATED {
+            words[(doc / 64) as usize] |= 1 << (doc % 64);
+            doc = scorer.advance();
+        }
+        let bits = Arc::new(words);
+        self.put(segment, key, bits.clone());
+        Ok(bits)
     }
 
-    /// Words derived from a segment alone that cost much more than a filter to rebuild (a
-    /// month table, sorted): outside the filters' budget, kept while their segment is among
+    /// Words derived from a segment alone that cost much more than a filter to rebuild (the
+    /// month tables of `start_order`, which sort the segment): outside the filters' budget, kept while their segment is among
     /// `live` (the segments being searched), so a burst of new filters never drops them.
     pub(super) fn pinned(
         &self,
@@ -265,22 +269,6 @@ impl FilterCache {
         pinned.retain(|(segment, _), _| live.contains(segment));
         pinned.insert((segment, key), words.clone());
         Ok(words)
-    }
-
-    /// Words derived from a segment alone (a filter's bitset, or another fact of the segment
-    /// under its own `key`), computed on first use and kept like the filters.
-    pub(super) fn derived(
-        &self,
-        segment: SegmentId,
-        key: &str,
-        compute: impl FnOnce() -> tantivy::Result<Vec<u64>>,
-    ) -> tantivy::Result<Arc<Vec<u64>>> {
-        if let Some(bits) = self.get(segment, key) {
-            return Ok(bits);
-        }
-        let bits = Arc::new(compute()?);
-        self.put(segment, key, bits.clone());
-        Ok(bits)
     }
 }
 
@@ -409,7 +397,7 @@ impl Weight for FilteredWeight {
     }
 }
 
-pub(super) fn all_docs(max_doc: u32) -> Vec<u64> {
+fn all_docs(max_doc: u32) -> Vec<u64> {
     let mut words = vec![u64::MAX; words_for(max_doc)];
     if !max_doc.is_multiple_of(64) {
         if let Some(last) = words.last_mut() {
