@@ -20,81 +20,33 @@
 #[path = "../tests/common/postgres.rs"]
 #[allow(dead_code)]
 mod postgres;
+mod support;
 
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader};
+use std::ffi::OsStr;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
+use support::{env_number, run, Server};
 
 const BINARY: &str = env!("CARGO_BIN_EXE_almanac");
 const NAMESPACE: &str = "/cal/events/v1";
 const ADMIN: &str = "bench";
 const PASSWORD: &str = "bench-password-0123456789";
 
-fn env_number<T: std::str::FromStr>(name: &str, default: T) -> T {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or(default)
-}
-
-fn run(command: &mut Command) -> String {
-    let out = command.output().expect("run almanac");
-    assert!(
-        out.status.success(),
-        "{command:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-struct Node {
-    child: Child,
-    url: String,
-}
-
-impl Node {
-    // The child is killed and waited for by `Node`'s `Drop` once returned; the path that
-    // panics before that ends the benchmark.
-    #[allow(clippy::zombie_processes)]
-    fn start(cluster: &str, data: &Path) -> Node {
-        let log = std::fs::File::create(data.with_extension("log")).expect("log file");
-        let mut child = Command::new(BINARY)
-            .args(["serve", "--listen", "127.0.0.1:0", "--cluster", cluster])
-            .arg("--data-dir")
-            .arg(data)
-            .env("ALMANAC_LOG", "warn")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(log)
-            .spawn()
-            .expect("node starts");
-        let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
-        let mut line = String::new();
-        loop {
-            line.clear();
-            assert!(
-                stdout.read_line(&mut line).unwrap_or(0) > 0,
-                "the node exited before listening; see {}",
-                data.with_extension("log").display()
-            );
-            if let Some(url) = line.trim().strip_prefix("listening on ") {
-                return Node {
-                    url: url.to_string(),
-                    child,
-                };
-            }
-        }
-    }
-}
-
-impl Drop for Node {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// A node of the cluster at `cluster` on `data`, its log beside the directory.
+fn start_node(cluster: &str, data: &Path) -> Server {
+    Server::start(
+        &[
+            OsStr::new("--cluster"),
+            OsStr::new(cluster),
+            OsStr::new("--data-dir"),
+            data.as_os_str(),
+        ],
+        Some(&data.with_extension("log")),
+        |_| {},
+    )
 }
 
 fn percentile(sorted: &[Duration], p: f64) -> f64 {
@@ -211,8 +163,8 @@ fn main() {
     run(Command::new(BINARY)
         .args(["cluster", "init", "--cluster", &url, "--data-dir"])
         .arg(&a_dir));
-    let a = Node::start(&url, &a_dir);
-    let b = Node::start(&url, &b_dir);
+    let a = start_node(&url, &a_dir);
+    let b = start_node(&url, &b_dir);
     let (a_url, b_url) = (a.url.as_str(), b.url.as_str());
 
     let mut results = serde_json::Map::new();

@@ -33,11 +33,11 @@ mod support;
 
 use serde_json::{json, Value};
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader};
+use std::ffi::OsStr;
 use std::path::Path;
-use std::process::{Child, ChildStdout, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
-use support::{env_number, path_str, run};
+use support::{env_number, path_str, run, Server};
 
 const BINARY: &str = env!("CARGO_BIN_EXE_almanac");
 const MANIFEST_DIR: &str = env!("CARGO_MANIFEST_DIR");
@@ -107,7 +107,7 @@ fn main() {
     ]));
 
     let uncached = std::env::var("ALMANAC_RESPONSE_CACHE_MB").unwrap_or_else(|_| "0".into());
-    let mut server = Server::start(&data, dir.path(), Some(&uncached));
+    let mut server = start_server(&data, dir.path(), Some(&uncached));
     let base = format!("{}{NAMESPACE}", server.url);
     let client = reqwest::blocking::Client::builder()
         .timeout(Duration::from_secs(120))
@@ -118,7 +118,7 @@ fn main() {
         "parameters: {}",
         serde_json::to_string(&p.describe()).unwrap()
     );
-    let memory_start = server.memory();
+    let memory_start = memory(&server);
 
     let mut mix: Vec<(&str, String)> = vec![
         ("default", "/events".into()),
@@ -220,7 +220,7 @@ fn main() {
             ));
         }
     }
-    let memory_reads = server.memory();
+    let memory_reads = memory(&server);
     let auth = format!(
         "Authorization: Basic {}",
         base64_encode(format!("{ADMIN}:{PASSWORD}").as_bytes())
@@ -260,7 +260,7 @@ fn main() {
         &[("ALMANAC_BENCH_CATEGORY", &category)],
     );
     eprintln!("create_event c{MANY_WRITERS}: {}", summary(&many_writers));
-    let memory_end = server.memory();
+    let memory_end = memory(&server);
     let events_after = client
         .get(format!(
             "{base}/events?per_page=1&status=any&start_date=2000-01-01"
@@ -448,7 +448,7 @@ fn with_response_cache(
     seconds: u64,
     p: &Parameters,
 ) -> (Vec<Value>, Vec<Value>) {
-    let mut server = Server::start(data, logs, None);
+    let mut server = start_server(data, logs, None);
     let base = format!("{}{NAMESPACE}", server.url);
     let client = reqwest::blocking::Client::new();
     let repeated = [
@@ -649,97 +649,30 @@ fn dir_size(path: &Path) -> u64 {
         .sum()
 }
 
-struct Server {
-    child: Child,
-    url: String,
-    _stdout: BufReader<ChildStdout>,
+/// VmRSS and VmHWM of the server process, in KiB.
+fn memory(server: &Server) -> HashMap<String, u64> {
+    ["VmRSS", "VmHWM"]
+        .into_iter()
+        .filter_map(|key| Some((key.to_string(), server.status(key)?)))
+        .collect()
 }
 
-impl Server {
-    // The child is waited for by `Server`'s `Drop` (or `stop`) once returned, and on the
-    // path that panics.
-    #[allow(clippy::zombie_processes)]
-    /// The server on `data`, with `response_cache_mb` for its response cache (its default when
-    /// `None`); its log is appended to `server.log` in `logs`.
-    fn start(data: &Path, logs: &Path, response_cache_mb: Option<&str>) -> Server {
-        let log = std::fs::File::options()
-            .create(true)
-            .append(true)
-            .open(logs.join("server.log"))
-            .expect("log file");
-        let level = std::env::var("ALMANAC_BENCH_LOG").unwrap_or_else(|_| "warn".into());
-        let mut command = Command::new(BINARY);
-        command
-            .args([
-                "serve",
-                "--listen",
-                "127.0.0.1:0",
-                "--data-dir",
-                path_str(data),
-            ])
-            .env("ALMANAC_LOG", level);
-        match response_cache_mb {
-            Some(mb) => command.env("ALMANAC_RESPONSE_CACHE_MB", mb),
-            None => command.env_remove("ALMANAC_RESPONSE_CACHE_MB"),
-        };
-        let mut child = command
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(log)
-            .spawn()
-            .expect("server starts");
-        let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
-        let mut line = String::new();
-        loop {
-            line.clear();
-            if stdout.read_line(&mut line).unwrap_or(0) == 0 {
-                let _ = child.kill();
-                let _ = child.wait();
-                panic!(
-                    "the server exited before listening; see {}",
-                    logs.join("server.log").display()
-                );
-            }
-            if let Some(url) = line.trim().strip_prefix("listening on ") {
-                return Server {
-                    url: url.to_string(),
-                    child,
-                    _stdout: stdout,
-                };
-            }
-        }
-    }
-
-    /// VmRSS and VmHWM of the server process, in KiB.
-    fn memory(&self) -> HashMap<String, u64> {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
-            .unwrap_or_default();
-        status
-            .lines()
-            .filter_map(|l| {
-                let (key, value) = l.split_once(':')?;
-                let kib = value.trim().strip_suffix(" kB")?.trim().parse().ok()?;
-                matches!(key, "VmRSS" | "VmHWM").then(|| (key.to_string(), kib))
-            })
-            .collect()
-    }
-
-    fn stop(&mut self) {
-        // SIGTERM: graceful shutdown (pending index work, store closed).
-        unsafe {
-            libc::kill(self.child.id() as libc::pid_t, libc::SIGTERM);
-        }
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
-    }
+/// The server on `data`, with `response_cache_mb` for its response cache (its default when
+/// `None`), logging at `ALMANAC_BENCH_LOG` (default `warn`); its log is appended to
+/// `server.log` in `logs`.
+fn start_server(data: &Path, logs: &Path, response_cache_mb: Option<&str>) -> Server {
+    let level = std::env::var("ALMANAC_BENCH_LOG").unwrap_or_else(|_| "warn".into());
+    Server::start(
+        &[OsStr::new("--data-dir"), data.as_os_str()],
+        Some(&logs.join("server.log")),
+        |command| {
+            command.env("ALMANAC_LOG", level);
+            match response_cache_mb {
+                Some(mb) => command.env("ALMANAC_RESPONSE_CACHE_MB", mb),
+                None => command.env_remove("ALMANAC_RESPONSE_CACHE_MB"),
+            };
+        },
+    )
 }
 
 /// Realistic request parameters, read from the running server.

@@ -14,62 +14,16 @@
 mod support;
 
 use serde_json::{json, Value};
+use std::ffi::OsStr;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, ChildStdout, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::Instant;
-use support::{env_number, path_str, run};
+use support::{env_number, path_str, run, Server};
 
 const BINARY: &str = env!("CARGO_BIN_EXE_almanac");
 const ADMIN: &str = "bench";
 const PASSWORD: &str = "bench-password-0123456789";
-
-/// The source server; killed when dropped.
-struct Source {
-    url: String,
-    child: Child,
-    _stdout: BufReader<ChildStdout>,
-}
-
-impl Source {
-    // The child is waited for by `Source`'s `Drop` once returned, and on the path that panics.
-    #[allow(clippy::zombie_processes)]
-    fn start(data: &Path) -> Source {
-        let mut child = Command::new(BINARY)
-            .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
-            .arg(data)
-            .env("ALMANAC_LOG", "warn")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("server starts");
-        let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
-        let mut line = String::new();
-        loop {
-            line.clear();
-            if stdout.read_line(&mut line).unwrap_or(0) == 0 {
-                let _ = child.kill();
-                let _ = child.wait();
-                panic!("the source server exited before listening");
-            }
-            if let Some(url) = line.trim().strip_prefix("listening on ") {
-                return Source {
-                    url: url.to_string(),
-                    child,
-                    _stdout: stdout,
-                };
-            }
-        }
-    }
-}
-
-impl Drop for Source {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 /// One `import --from` run: its summary line, wall seconds and peak RSS (MiB).
 // Reaped by `wait4` below, which `Child` does not know about.
@@ -135,7 +89,11 @@ fn main() {
         ])
         .arg("--data-dir")
         .arg(&source_dir));
-    let source = Source::start(&source_dir);
+    let source = Server::start(
+        &[OsStr::new("--data-dir"), source_dir.as_os_str()],
+        None,
+        |_| {},
+    );
     let root = format!("{}/cal/events/v1", source.url);
 
     let mut rows = Vec::new();

@@ -27,10 +27,10 @@ mod support;
 
 use serde_json::{json, Value};
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader};
+use std::ffi::OsStr;
 use std::path::Path;
-use std::process::{Child, ChildStdout, Command, Stdio};
-use support::{env_number, path_str, run};
+use std::process::{Child, Command, Stdio};
+use support::{env_number, path_str, run, Server};
 
 const BINARY: &str = env!("CARGO_BIN_EXE_almanac");
 const MANIFEST_DIR: &str = env!("CARGO_MANIFEST_DIR");
@@ -73,7 +73,7 @@ fn main() {
         path_str(&data),
     ]));
 
-    let mut server = Server::start(&data, dir.path());
+    let mut server = start_server(&data, dir.path());
     let (first, second) = frequent_title_words(&format!("{}{NAMESPACE}", server.url));
     let paths = format!(
         "/events?per_page=50 /events /events?search={first} /events?search={first}+{second}&per_page=20"
@@ -113,7 +113,7 @@ fn main() {
             "c{connections}: lists {}; healthz {}; server CPU {cpu:.1} s, {} threads",
             summary(&lists),
             summary(&health),
-            server.threads()
+            server.status("Threads").unwrap_or(0)
         );
         results.push(json!({
             "connections": connections,
@@ -302,98 +302,15 @@ fn report(out: std::process::Output) -> Value {
     serde_json::from_str(line).expect("wrk report")
 }
 
-struct Server {
-    child: Child,
-    url: String,
-    _stdout: BufReader<ChildStdout>,
-}
-
-impl Server {
-    // The child is waited for by `Server`'s `Drop` (or `stop`) once returned, and on the
-    // path that panics.
-    #[allow(clippy::zombie_processes)]
-    fn start(data: &Path, logs: &Path) -> Server {
-        let log = std::fs::File::create(logs.join("server.log")).expect("log file");
-        let mut child = Command::new(BINARY)
-            .args([
-                "serve",
-                "--listen",
-                "127.0.0.1:0",
-                "--data-dir",
-                path_str(data),
-            ])
-            .env("ALMANAC_LOG", "warn")
+/// The server on `data`, its log in `server.log` in `logs`.
+fn start_server(data: &Path, logs: &Path) -> Server {
+    Server::start(
+        &[OsStr::new("--data-dir"), data.as_os_str()],
+        Some(&logs.join("server.log")),
+        |command| {
             // Every list is built: the mix repeats four URLs, which the response cache would
             // otherwise answer.
-            .env("ALMANAC_RESPONSE_CACHE_MB", "0")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(log)
-            .spawn()
-            .expect("server starts");
-        let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
-        let mut line = String::new();
-        loop {
-            line.clear();
-            if stdout.read_line(&mut line).unwrap_or(0) == 0 {
-                let _ = child.kill();
-                let _ = child.wait();
-                panic!(
-                    "the server exited before listening; see {}",
-                    logs.join("server.log").display()
-                );
-            }
-            if let Some(url) = line.trim().strip_prefix("listening on ") {
-                return Server {
-                    url: url.to_string(),
-                    child,
-                    _stdout: stdout,
-                };
-            }
-        }
-    }
-
-    /// User + system CPU time of the server (all its threads), in seconds: fields 14 and 15 of
-    /// `/proc/<pid>/stat`, in clock ticks.
-    fn cpu_seconds(&self) -> f64 {
-        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id()))
-            .expect("server's /proc stat");
-        // Field 2 (the command name, in parentheses) may hold spaces: count after its end.
-        let fields: Vec<&str> = stat
-            .rsplit_once(')')
-            .expect("stat line")
-            .1
-            .split_whitespace()
-            .collect();
-        let field = |n: usize| -> u64 { fields[n - 3].parse().expect("clock ticks") };
-        // SAFETY: sysconf only reads a system constant.
-        let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
-        (field(14) + field(15)) as f64 / ticks.max(1) as f64
-    }
-
-    /// The server's threads now (`Threads:` of `/proc/<pid>/status`).
-    fn threads(&self) -> u64 {
-        std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
-            .unwrap_or_default()
-            .lines()
-            .find_map(|l| l.strip_prefix("Threads:")?.trim().parse().ok())
-            .unwrap_or(0)
-    }
-
-    fn stop(&mut self) {
-        // SIGTERM: graceful shutdown (pending index work, store closed).
-        unsafe {
-            libc::kill(self.child.id() as libc::pid_t, libc::SIGTERM);
-        }
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
-    }
+            command.env("ALMANAC_RESPONSE_CACHE_MB", "0");
+        },
+    )
 }

@@ -31,11 +31,11 @@
 mod support;
 
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader};
+use std::ffi::OsStr;
 use std::path::Path;
-use std::process::{Child, ChildStdout, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::Duration;
-use support::{env_number, path_str, run};
+use support::{clock_ticks, env_number, path_str, run, Server};
 
 const BINARY: &str = env!("CARGO_BIN_EXE_almanac");
 const MANIFEST_DIR: &str = env!("CARGO_MANIFEST_DIR");
@@ -153,7 +153,7 @@ fn measure(events: usize, seconds: u64) -> Value {
     ]));
     let loadavg_before = loadavg();
 
-    let mut server = Server::start(&data, dir.path());
+    let mut server = start_server(&data, dir.path());
     let base = format!("{}{NAMESPACE}", server.url);
     let client = Client::builder()
         .timeout(Duration::from_secs(120))
@@ -502,99 +502,20 @@ fn thousands(n: u64) -> String {
     out
 }
 
-struct Server {
-    child: Child,
-    url: String,
-    _stdout: BufReader<ChildStdout>,
-}
-
-impl Server {
-    // The child is waited for by `Server`'s `Drop` (or `stop`) once returned, and on the
-    // path that panics.
-    #[allow(clippy::zombie_processes)]
-    fn start(data: &Path, logs: &Path) -> Server {
-        let log = std::fs::File::create(logs.join("server.log")).expect("log file");
-        let mut child = Command::new(BINARY)
-            .args([
-                "serve",
-                "--listen",
-                "127.0.0.1:0",
-                "--data-dir",
-                path_str(data),
-            ])
-            .env("ALMANAC_LOG", "warn")
+/// The server on `data`, its log in `server.log` in `logs`.
+fn start_server(data: &Path, logs: &Path) -> Server {
+    Server::start(
+        &[OsStr::new("--data-dir"), data.as_os_str()],
+        Some(&logs.join("server.log")),
+        |command| {
             // wrk repeats one URL: without this, the reads would measure the response cache
             // (which any write empties) instead of what a list costs to build.
-            .env(
+            command.env(
                 "ALMANAC_RESPONSE_CACHE_MB",
                 std::env::var("ALMANAC_RESPONSE_CACHE_MB").unwrap_or_else(|_| "0".into()),
-            )
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(log)
-            .spawn()
-            .expect("server starts");
-        let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
-        let mut line = String::new();
-        loop {
-            line.clear();
-            if stdout.read_line(&mut line).unwrap_or(0) == 0 {
-                let _ = child.kill();
-                let _ = child.wait();
-                panic!(
-                    "the server exited before listening; see {}",
-                    logs.join("server.log").display()
-                );
-            }
-            if let Some(url) = line.trim().strip_prefix("listening on ") {
-                return Server {
-                    url: url.to_string(),
-                    child,
-                    _stdout: stdout,
-                };
-            }
-        }
-    }
-
-    /// User + system CPU time of the server process (all its threads), in seconds: fields 14
-    /// and 15 of `/proc/<pid>/stat`, in clock ticks.
-    fn cpu_seconds(&self) -> f64 {
-        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id()))
-            .expect("server's /proc stat");
-        // Field 2 (the command name, in parentheses) may hold spaces: count after its end.
-        let fields: Vec<&str> = stat
-            .rsplit_once(')')
-            .expect("stat line")
-            .1
-            .split_whitespace()
-            .collect();
-        // fields[0] is field 3 (state).
-        let field = |n: usize| -> u64 { fields[n - 3].parse().expect("clock ticks") };
-        (field(14) + field(15)) as f64 / clock_ticks() as f64
-    }
-
-    fn stop(&mut self) {
-        // SIGTERM: graceful shutdown (pending index work, store closed).
-        unsafe {
-            libc::kill(self.child.id() as libc::pid_t, libc::SIGTERM);
-        }
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
-    }
-}
-
-fn clock_ticks() -> u64 {
-    let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
-    assert!(ticks > 0, "sysconf(_SC_CLK_TCK)");
-    ticks as u64
+            );
+        },
+    )
 }
 
 /// Request parameters, read from the running server before any write.
