@@ -37,7 +37,7 @@ use std::ffi::OsStr;
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
-use support::{env_number, path_str, run, Server};
+use support::{env_number, path_str, run, wrk_command, Server};
 
 const BINARY: &str = env!("CARGO_BIN_EXE_almanac");
 const MANIFEST_DIR: &str = env!("CARGO_MANIFEST_DIR");
@@ -881,22 +881,15 @@ fn wrk(
     headers: &[&str],
     env: &[(&str, &str)],
 ) -> Value {
-    let mut command = Command::new("wrk");
-    command
-        .arg(format!("-t{threads}"))
-        .arg(format!("-c{connections}"))
-        .arg(format!("-d{seconds}s"))
-        .args(["--timeout", "10s"])
-        .arg("-s")
-        .arg(script);
-    for h in headers {
-        command.args(["-H", h]);
-    }
-    for (k, v) in env {
-        command.env(k, v);
-    }
-    command.arg(url);
-    let out = run(&mut command);
+    let out = run(&mut wrk_command(
+        script,
+        url,
+        threads,
+        connections,
+        seconds,
+        headers,
+        env,
+    ));
     let line = out
         .lines()
         .find_map(|l| l.strip_prefix("ALMANAC_BENCH "))

@@ -30,7 +30,7 @@ use std::collections::HashMap;
 use std::ffi::OsStr;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use support::{env_number, path_str, run, Server};
+use support::{env_number, path_str, run, wrk_command, Server};
 
 const BINARY: &str = env!("CARGO_BIN_EXE_almanac");
 const MANIFEST_DIR: &str = env!("CARGO_MANIFEST_DIR");
@@ -231,31 +231,6 @@ fn frequent_title_words(base: &str) -> (String, String) {
     (first, ranked.next().unwrap_or_else(|| "festival".into()))
 }
 
-fn wrk_command(
-    script: &Path,
-    url: &str,
-    threads: u32,
-    connections: u32,
-    seconds: u64,
-    headers: &[&str],
-    paths: &str,
-) -> Command {
-    let mut command = Command::new("wrk");
-    command
-        .arg(format!("-t{threads}"))
-        .arg(format!("-c{connections}"))
-        .arg(format!("-d{seconds}s"))
-        .args(["--timeout", "10s"])
-        .arg("-s")
-        .arg(script)
-        .env("ALMANAC_BENCH_PATHS", paths);
-    for h in headers {
-        command.args(["-H", h]);
-    }
-    command.arg(url);
-    command
-}
-
 fn wrk(
     script: &Path,
     url: &str,
@@ -265,7 +240,15 @@ fn wrk(
     headers: &[&str],
     paths: &str,
 ) -> Value {
-    let mut command = wrk_command(script, url, threads, connections, seconds, headers, paths);
+    let mut command = wrk_command(
+        script,
+        url,
+        threads,
+        connections,
+        seconds,
+        headers,
+        &[("ALMANAC_BENCH_PATHS", paths)],
+    );
     let out = command.output().expect("wrk runs");
     report(out)
 }
@@ -279,11 +262,19 @@ fn spawn_wrk(
     headers: &[&str],
     paths: &str,
 ) -> Child {
-    wrk_command(script, url, threads, connections, seconds, headers, paths)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("wrk starts")
+    wrk_command(
+        script,
+        url,
+        threads,
+        connections,
+        seconds,
+        headers,
+        &[("ALMANAC_BENCH_PATHS", paths)],
+    )
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .expect("wrk starts")
 }
 
 /// The `ALMANAC_BENCH` line of `benches/wrk/report.lua`.

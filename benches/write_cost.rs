@@ -35,7 +35,7 @@ use std::ffi::OsStr;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
-use support::{clock_ticks, env_number, path_str, run, Server};
+use support::{clock_ticks, env_number, path_str, run, wrk_command, Server};
 
 const BINARY: &str = env!("CARGO_BIN_EXE_almanac");
 const MANIFEST_DIR: &str = env!("CARGO_MANIFEST_DIR");
@@ -625,33 +625,6 @@ fn window(year: i32, month: u32, months: u32) -> (String, String) {
         format!("{}+00:00:00", first.format("%Y-%m-%d")),
         format!("{}+23:59:59", last.format("%Y-%m-%d")),
     )
-}
-
-fn wrk_command(
-    script: &Path,
-    url: &str,
-    threads: u32,
-    connections: u32,
-    seconds: u64,
-    headers: &[&str],
-    env: &[(&str, &str)],
-) -> Command {
-    let mut command = Command::new("wrk");
-    command
-        .arg(format!("-t{threads}"))
-        .arg(format!("-c{connections}"))
-        .arg(format!("-d{seconds}s"))
-        .args(["--timeout", "10s"])
-        .arg("-s")
-        .arg(script);
-    for h in headers {
-        command.args(["-H", h]);
-    }
-    for (k, v) in env {
-        command.env(k, v);
-    }
-    command.arg(url);
-    command
 }
 
 /// The `ALMANAC_BENCH {…}` line `benches/wrk/report.lua` prints.

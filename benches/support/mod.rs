@@ -31,6 +31,36 @@ pub fn run(command: &mut Command) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// wrk with `script` against `url` for `seconds`, 10 s timeout, the `headers` and the script's
+/// environment `env`.
+#[allow(dead_code)] // not every benchmark drives wrk
+pub fn wrk_command(
+    script: &Path,
+    url: &str,
+    threads: u32,
+    connections: u32,
+    seconds: u64,
+    headers: &[&str],
+    env: &[(&str, &str)],
+) -> Command {
+    let mut command = Command::new("wrk");
+    command
+        .arg(format!("-t{threads}"))
+        .arg(format!("-c{connections}"))
+        .arg(format!("-d{seconds}s"))
+        .args(["--timeout", "10s"])
+        .arg("-s")
+        .arg(script);
+    for h in headers {
+        command.args(["-H", h]);
+    }
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    command.arg(url);
+    command
+}
+
 /// Clock ticks per second, the unit of `/proc/<pid>/stat`'s CPU times.
 #[allow(dead_code)] // not every benchmark reads CPU times
 pub fn clock_ticks() -> u64 {
