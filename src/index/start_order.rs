@@ -15,7 +15,8 @@
 //!   the end, every end, at most the segment's longest event after its start — lies inside the
 //!   bounds passes whole, one entirely outside drops out, and in a month a bound cuts, a start
 //!   bound is a binary search in the month's start order and an end bound an exact check of
-//!   each match.
+//!   the matches that start within the segment's longest event of it (earlier or later
+//!   starts are in or out by their start alone).
 //!
 //! Plans with checks (phrases, exclusions, `now`-dependent statuses) are left to the ordinary
 //! query: their matches are not a bitset.
@@ -420,20 +421,47 @@ fn segment_matches<'a>(
             low = low.max(from.saturating_mul(ID_SPAN));
             high = high.min(to.saturating_mul(ID_SPAN).saturating_add(ID_SPAN - 1));
         }
+        // An end bound through the start: an event ends `shortest..=longest` after it starts,
+        // so only starts within `longest - shortest` of the bound need their end checked;
+        // earlier or later ones are in or out by their start alone.
+        let (mut sure_from, mut sure_to) = (i64::MIN, i64::MAX);
+        for bound in bounds
+            .iter()
+            .filter(cut)
+            .filter(|b| b.column == "end_local")
+        {
+            let (from, to) = bound.inclusive();
+            if from != i64::MIN {
+                low = low.max(from.saturating_sub(longest).saturating_mul(ID_SPAN));
+                sure_from = sure_from.max(from.saturating_sub(shortest));
+            }
+            if to != i64::MAX {
+                let last = to.saturating_sub(shortest);
+                high = high.min(last.saturating_mul(ID_SPAN).saturating_add(ID_SPAN - 1));
+                sure_to = sure_to.min(to.saturating_sub(longest));
+            }
+        }
         let mut across = vec![0u64; words.len()];
+        let mut unsure = vec![0u64; words.len()];
         for position in table.keys_within(at, low, high) {
             let doc = table.doc(position);
-            across[(doc / 64) as usize] |= words[(doc / 64) as usize] & (1 << (doc % 64));
+            let start = table.key(position).div_euclid(ID_SPAN);
+            let into = if (sure_from..=sure_to).contains(&start) {
+                &mut across
+            } else {
+                &mut unsure
+            };
+            into[(doc / 64) as usize] |= words[(doc / 64) as usize] & (1 << (doc % 64));
         }
         for bound in bounds
             .iter()
             .filter(cut)
             .filter(|b| b.column == "end_local")
         {
-            bound.apply(reader, &mut across)?;
+            bound.apply(reader, &mut unsure)?;
         }
-        for (k, a) in kept.iter_mut().zip(&across) {
-            *k |= a;
+        for ((k, a), u) in kept.iter_mut().zip(&across).zip(&unsure) {
+            *k |= a | u;
         }
     }
     words = kept;
@@ -594,6 +622,7 @@ mod tests {
                 (b, a)
             }
         };
+        let long = &events[4000];
         type Bounds = Vec<(&'static str, Bound<i64>, Bound<i64>)>;
         let plans: Vec<(Option<bool>, Bounds)> = vec![
             (None, vec![]),
@@ -639,6 +668,23 @@ mod tests {
             (
                 None,
                 vec![("end_local", Bound::Unbounded, Bound::Excluded(first - day))],
+            ),
+            // End bounds only the half-year event reaches across months from its start.
+            (
+                None,
+                vec![(
+                    "end_local",
+                    Bound::Excluded(long.start + 170 * day),
+                    Bound::Unbounded,
+                )],
+            ),
+            (
+                Some(true),
+                vec![(
+                    "end_local",
+                    Bound::Included(long.start + 100 * day),
+                    Bound::Included(long.end),
+                )],
             ),
             // Bounds on events' very starts and ends: included and excluded.
             (
