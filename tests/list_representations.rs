@@ -194,3 +194,73 @@ fn a_single_event_follows_what_it_embeds_too() {
     );
     assert_eq!(s.get(&path).json()["title"], "Matinee, moved");
 }
+
+#[test]
+fn a_single_term_follows_what_it_embeds() {
+    let s = Server::start_with_users(&[ADMIN]);
+    let parent = create(&s, "categories", json!({"name": "Music", "slug": "music"}));
+    let child = create(
+        &s,
+        "categories",
+        json!({"name": "Jazz", "slug": "jazz", "parent": parent["id"]}),
+    );
+    let tag = create(&s, "tags", json!({"name": "outdoor"}));
+    let path = format!("{NS}/categories/{}", child["id"]);
+    let first = s.get(&path).json();
+    assert_eq!(first["count"], 0);
+    assert!(
+        first["url"]
+            .as_str()
+            .unwrap()
+            .ends_with("/events/category/music/jazz/"),
+        "{first}"
+    );
+    assert_eq!(s.get(&path).json(), first, "the same answer again");
+
+    create(
+        &s,
+        "events",
+        event(
+            "Late set",
+            json!({"categories": [child["id"]], "tags": [tag["id"]]}),
+        ),
+    );
+    assert_eq!(s.get(&path).json()["count"], 1);
+    let tag_path = format!("{NS}/tags/{}", tag["id"]);
+    assert_eq!(s.get(&tag_path).json()["count"], 1);
+
+    update(
+        &s,
+        &format!("categories/{}", parent["id"]),
+        json!({"slug": "live-music"}),
+    );
+    let moved = s.get(&path).json();
+    assert!(
+        moved["url"]
+            .as_str()
+            .unwrap()
+            .ends_with("/events/category/live-music/jazz/"),
+        "{moved}"
+    );
+
+    update(
+        &s,
+        &format!("categories/{}", child["id"]),
+        json!({"name": "Modern jazz"}),
+    );
+    assert_eq!(s.get(&path).json()["name"], "Modern jazz");
+
+    let translation = create(
+        &s,
+        "categories",
+        json!({"name": "Jazz moderno", "translation_of": child["id"],
+               "translation_language": "pt-br"}),
+    );
+    let translated = s.get(&path).json();
+    assert!(
+        translated["translations"]
+            .to_string()
+            .contains(&translation["id"].to_string()),
+        "{translated}"
+    );
+}

@@ -2,7 +2,7 @@
 //! only in hierarchy (categories have parents) and in who may manage them.
 
 use crate::auth::Caller;
-use crate::index::SearchIndex;
+use crate::index::{Dependency, SearchIndex};
 use crate::model::term::Term;
 use crate::model::{Kind, Language};
 use crate::service::Refusals;
@@ -41,7 +41,28 @@ pub(crate) struct TermView {
     pub count: u64,
     /// Slugs from the top-level ancestor down to the term (the category `url` path).
     pub path: Vec<String>,
+    /// The categories above the term, nearest first.
+    pub ancestors: Vec<u64>,
     pub translations: Vec<(Language, u64)>,
+}
+
+impl TermView {
+    /// What the term's representation embeds besides its count, what the caller's key holds
+    /// and the links: the term, its translation group and the categories above it (whose
+    /// slugs make its `url`).
+    pub(crate) fn dependencies(&self) -> Vec<Dependency> {
+        let t = &self.term;
+        let mut deps = vec![
+            Dependency::Record(t.kind, t.id),
+            Dependency::Group(t.kind, t.group),
+        ];
+        deps.extend(
+            self.ancestors
+                .iter()
+                .map(|a| Dependency::Record(Kind::Category, *a)),
+        );
+        deps
+    }
 }
 
 fn unknown(what: &str) -> Invalid {
@@ -59,6 +80,7 @@ pub(crate) fn view(
 ) -> ServiceResult<TermView> {
     let count = counts.get(&term.id).copied().unwrap_or(0);
     let mut path = vec![term.slug.clone()];
+    let mut ancestors = Vec::new();
     let mut parent = term.parent;
     // Parents never form a cycle (updates refuse them); the bound only guards bad data.
     for _ in 0..64 {
@@ -68,6 +90,7 @@ pub(crate) fn view(
         match rx.get_record::<Term>(term.kind, parent)? {
             Some(p) => {
                 path.insert(0, p.slug.clone());
+                ancestors.push(p.id);
                 parent = p.parent;
             }
             None => break,
@@ -78,6 +101,7 @@ pub(crate) fn view(
         term,
         count,
         path,
+        ancestors,
         translations,
     })
 }
@@ -147,24 +171,28 @@ fn require_manage(caller: Caller, kind: Kind) -> ServiceResult<()> {
     }
 }
 
+/// The term of a term route (`GET /categories/{id}`): checked, in the request's language.
 pub(crate) fn get(
     store: &Store,
-    index: &SearchIndex,
     kind: Kind,
     request: &Request,
     id: u64,
     mut invalid: Refusals,
-) -> ServiceResult<TermView> {
+) -> ServiceResult<Term> {
     let rx = store.read()?;
     let found = find(&rx, kind, id, &mut invalid)?;
     super::refuse_any(invalid)?;
-    let term = select_member(
+    select_member(
         &rx,
         found.expect("checked above"),
         request.explicit_language,
-    )?;
-    let counts = counts(index, kind, &[term.id], request.now)?;
-    view(&rx, term, &counts)
+    )
+}
+
+/// The view of a term found by [`get`], with `count` as its count.
+pub(crate) fn describe(store: &Store, term: Term, count: u64) -> ServiceResult<TermView> {
+    let id = term.id;
+    view(&store.read()?, term, &HashMap::from([(id, count)]))
 }
 
 /// Terms of the kind and language whose name equals `name` (Unicode lower-case) under

@@ -5,15 +5,21 @@ use crate::http::error::{from_service, ApiError};
 use crate::http::lists::{self, ListAnswer};
 use crate::http::params::{ParamKind, ParamSpec, Params};
 use crate::http::render;
+use crate::http::representation_cache::{
+    current_template, Cached, Generation, RepresentationKey, Template,
+};
 use crate::http::resources::{invalid, request};
+use crate::http::response::Body;
 use crate::http::routes::{
     Endpoint, Group, OperationClass, Permission, ResponseSchema, Route, Seg,
 };
 use crate::http::{ApiResponse, AppState, Context};
 use crate::model::Kind;
+use crate::service::events;
 use crate::service::terms::{self, TermListQuery, TermView, TermWrite};
 use crate::values::{Invalid, SubCode};
 use serde_json::{json, Map, Value};
+use std::sync::Arc;
 use warp::http::header::LOCATION;
 use warp::http::StatusCode;
 
@@ -266,16 +272,54 @@ fn path_id(ctx: &Context) -> u64 {
 
 fn get(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
     let kind = kind_of(state, ctx);
-    let view = terms::get(
+    let generation = Generation::now();
+    let error = |e| from_service(e, ctx.caller);
+    // Read before the term: a representation built afterwards is at least this current.
+    let head = events::position(&state.store).map_err(error)?;
+    let request = request(ctx);
+    let term = terms::get(
         &state.store,
-        &state.index,
         kind,
-        &request(ctx),
+        &request,
         path_id(ctx),
         invalid(&ctx.params),
     )
-    .map_err(|e| from_service(e, ctx.caller))?;
-    Ok(ApiResponse::ok(single(ctx, kind, &view, true)))
+    .map_err(error)?;
+    let id = term.id;
+    let count = terms::counts(&state.index, kind, &[id], request.now)
+        .map_err(error)?
+        .get(&id)
+        .copied()
+        .unwrap_or(0);
+    // The representation comes from the representation cache with its count as a slot, like
+    // the terms an event embeds.
+    let key = RepresentationKey {
+        kind,
+        id,
+        masked: false,
+        export: false,
+        single: true,
+        caller: ctx.caller,
+        segment: ctx.links.segment(),
+    };
+    if let Some(template) = current_template(state, generation, &key) {
+        let text = template.fill(|_, _| count);
+        return Ok(ApiResponse::ok_body(Body::Serialized(text.into_bytes())));
+    }
+    let view = terms::describe(&state.store, term, Template::placeholder(0)).map_err(error)?;
+    let text = single(ctx, kind, &view, true).to_string();
+    let Some(template) = Template::from_placeholders(&text, vec![(kind, id)]) else {
+        let view = TermView { count, ..view };
+        return Ok(ApiResponse::ok(single(ctx, kind, &view, true)));
+    };
+    let text = template.fill(|_, _| count);
+    let cached = Cached {
+        template: Arc::new(template),
+        head,
+        dependencies: view.dependencies().into(),
+    };
+    state.representations.put(generation, key, cached);
+    Ok(ApiResponse::ok_body(Body::Serialized(text.into_bytes())))
 }
 
 fn create(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
