@@ -15,7 +15,10 @@
 //! under ever new spellings (so that the feed cache never answers). The creates run last, since
 //! they grow the calendar. The server runs without its response cache
 //! (`ALMANAC_RESPONSE_CACHE_MB=0`, unless the variable is set), so that every list request is
-//! built: a repeated list is otherwise answered from that cache.
+//! built: a repeated list is otherwise answered from that cache. Before the creates, the same
+//! server answers `/healthz`, a list page and single records (an event by ID and by slug, a
+//! venue, a category) under each load: their ratios to `/healthz` are what a request costs
+//! past the HTTP layer with nothing kept.
 //!
 //! Then the server starts again on the same data directory with the response cache at its
 //! default, and the same loads measure repeated reads answered from it (`/healthz`, a list page,
@@ -220,6 +223,7 @@ fn main() {
             ));
         }
     }
+    let uncached_repeated = against_healthz(&server, &base, &scripts, seconds, &p, "uncached");
     let memory_reads = memory(&server);
     let auth = format!(
         "Authorization: Basic {}",
@@ -308,6 +312,7 @@ fn main() {
             None,
             many_writers.clone(),
         ),
+        "repeated_without_response_cache": uncached_repeated,
         "response_cache": {"repeated": cached, "distinct": distinct},
     });
     let out_dir = Path::new(MANIFEST_DIR).join("target/bench-results");
@@ -365,36 +370,14 @@ fn main() {
         kib_to_mib(memory_end.get("VmHWM")),
     );
     println!();
-    println!(
-        "With the response cache at its default (paths below {NAMESPACE} but `/healthz`), \
-         repeated requests:"
-    );
-    println!();
-    print_table(
-        &[
-            "request",
-            "c1 p50",
-            "c1 p99",
-            "c1 req/s",
-            "c1 / healthz",
-            "c4 p50",
-            "c4 p99",
-            "c4 req/s",
-            "c4 / healthz",
-        ],
-        &cached,
-        |one, four| {
-            let mut cells = vec![request_cell(one)];
-            for r in [one, four] {
-                cells.extend([ms(&r["p50_us"]), ms(&r["p99_us"]), rps(r)]);
-                cells.push(format!(
-                    "{:.0} %",
-                    r["ratio_to_healthz"].as_f64().unwrap_or(0.0) * 100.0
-                ));
-            }
-            cells
-        },
-    );
+    for (heading, rows) in [
+        ("Without the response cache", &uncached_repeated),
+        ("With the response cache at its default", &cached),
+    ] {
+        println!("{heading} (paths below {NAMESPACE} but `/healthz`), repeated requests:");
+        println!();
+        print_against_healthz(rows);
+    }
     println!();
     println!("Every request different (nothing to find in the cache):");
     println!();
@@ -451,66 +434,7 @@ fn with_response_cache(
     let mut server = start_server(data, logs, None);
     let base = format!("{}{NAMESPACE}", server.url);
     let client = reqwest::blocking::Client::new();
-    let repeated = [
-        (
-            "healthz",
-            "/healthz".to_string(),
-            format!("{}/healthz", server.url),
-        ),
-        (
-            "list_per_page_10",
-            "/events?per_page=10".into(),
-            String::new(),
-        ),
-        (
-            "get_event_by_id",
-            format!("/events/{}", p.event_id),
-            String::new(),
-        ),
-        (
-            "get_event_by_slug",
-            format!("/events/by-slug/{}", p.event_slug),
-            String::new(),
-        ),
-        (
-            "get_venue_by_id",
-            format!("/venues/{}", p.venue_id),
-            String::new(),
-        ),
-        (
-            "get_category_by_id",
-            format!("/categories/{}", p.category),
-            String::new(),
-        ),
-    ];
-    let mut cached: Vec<Value> = Vec::new();
-    for (name, path, url) in repeated {
-        let url = if url.is_empty() {
-            format!("{base}{path}")
-        } else {
-            url
-        };
-        for (threads, connections) in LOADS {
-            let r = wrk(
-                &scripts.join("report.lua"),
-                &url,
-                threads,
-                connections,
-                seconds,
-                &[],
-                &[],
-            );
-            eprintln!("cached {name} c{connections}: {}", summary(&r));
-            cached.push(entry(name, "GET", &path, threads, connections, None, r));
-        }
-    }
-    for run in 0..cached.len() {
-        let healthz = cached[run % LOADS.len()]["rps"]
-            .as_f64()
-            .unwrap_or(f64::NAN);
-        let ratio = cached[run]["rps"].as_f64().unwrap_or(0.0) / healthz;
-        cached[run]["ratio_to_healthz"] = json!((ratio * 1000.0).round() / 1000.0);
-    }
+    let cached = against_healthz(&server, &base, scripts, seconds, p, "cached");
 
     // The default window snaps its start to the day: yesterday at any second is the default.
     let yesterday = (chrono::Utc::now().date_naive() - chrono::Days::new(1)).to_string();
@@ -579,6 +503,108 @@ fn with_response_cache(
     }
     server.stop();
     (cached, distinct)
+}
+
+/// `/healthz`, a list page and single records (an event by ID and by slug, a venue, a
+/// category), each repeated under every load, with its ratio to `/healthz` at the same load in
+/// this run: what a request costs past the HTTP layer.
+fn against_healthz(
+    server: &Server,
+    base: &str,
+    scripts: &Path,
+    seconds: u64,
+    p: &Parameters,
+    label: &str,
+) -> Vec<Value> {
+    let repeated = [
+        (
+            "healthz",
+            "/healthz".to_string(),
+            format!("{}/healthz", server.url),
+        ),
+        (
+            "list_per_page_10",
+            "/events?per_page=10".into(),
+            String::new(),
+        ),
+        (
+            "get_event_by_id",
+            format!("/events/{}", p.event_id),
+            String::new(),
+        ),
+        (
+            "get_event_by_slug",
+            format!("/events/by-slug/{}", p.event_slug),
+            String::new(),
+        ),
+        (
+            "get_venue_by_id",
+            format!("/venues/{}", p.venue_id),
+            String::new(),
+        ),
+        (
+            "get_category_by_id",
+            format!("/categories/{}", p.category),
+            String::new(),
+        ),
+    ];
+    let mut rows: Vec<Value> = Vec::new();
+    for (name, path, url) in repeated {
+        let url = if url.is_empty() {
+            format!("{base}{path}")
+        } else {
+            url
+        };
+        for (threads, connections) in LOADS {
+            let r = wrk(
+                &scripts.join("report.lua"),
+                &url,
+                threads,
+                connections,
+                seconds,
+                &[],
+                &[],
+            );
+            eprintln!("{label} {name} c{connections}: {}", summary(&r));
+            rows.push(entry(name, "GET", &path, threads, connections, None, r));
+        }
+    }
+    for run in 0..rows.len() {
+        let healthz = rows[run % LOADS.len()]["rps"].as_f64().unwrap_or(f64::NAN);
+        let ratio = rows[run]["rps"].as_f64().unwrap_or(0.0) / healthz;
+        rows[run]["ratio_to_healthz"] = json!((ratio * 1000.0).round() / 1000.0);
+    }
+    rows
+}
+
+/// The table of [`against_healthz`]'s rows.
+fn print_against_healthz(rows: &[Value]) {
+    print_table(
+        &[
+            "request",
+            "c1 p50",
+            "c1 p99",
+            "c1 req/s",
+            "c1 / healthz",
+            "c4 p50",
+            "c4 p99",
+            "c4 req/s",
+            "c4 / healthz",
+        ],
+        rows,
+        |one, four| {
+            let mut cells = vec![request_cell(one)];
+            for r in [one, four] {
+                cells.extend([ms(&r["p50_us"]), ms(&r["p99_us"]), rps(r)]);
+                cells.push(format!(
+                    "{:.0} %",
+                    r["ratio_to_healthz"].as_f64().unwrap_or(0.0) * 100.0
+                ));
+            }
+            cells
+        },
+    );
+    println!();
 }
 
 /// Hits and misses of the response cache so far, from `/metrics`.
