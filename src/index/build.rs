@@ -59,6 +59,7 @@ impl Live {
             view: RwLock::new(None),
             term_counts: Mutex::new(TermCounts::default()),
             radius_venues: Mutex::new(RadiusVenues::default()),
+            scheduled: AtomicU64::new(UNKNOWN_SCHEDULED),
             filter_cache: Arc::new(filters::FilterCache::new(FILTER_CACHE_BYTES)),
         })
     }

@@ -93,7 +93,13 @@ struct Live {
     filter_cache: Arc<filters::FilterCache>,
     /// The venues of recent radius filters (see [`SearchIndex::events`]).
     radius_venues: Mutex<RadiusVenues>,
+    /// Whether any record is stored as `future`, for one searcher generation:
+    /// `generation << 1 | any`, [`UNKNOWN_SCHEDULED`] before the first answer (see
+    /// [`SearchIndex::any_scheduled`]).
+    scheduled: AtomicU64,
 }
+
+const UNKNOWN_SCHEDULED: u64 = u64::MAX;
 
 /// Venues within a radius, by point and radius (their bits), valid for the searcher generation
 /// they were found in: a site's widget asks for the same point again and again.

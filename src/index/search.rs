@@ -53,13 +53,23 @@ impl SearchIndex {
     }
 
     /// Whether any record is stored as `future` (scheduled), so that "published" must also
-    /// look at publication dates.
+    /// look at publication dates. Kept per searcher generation: every list and every term
+    /// count asks, and the term's frequency is a lookup in each segment.
     pub(crate) fn any_scheduled(&self) -> bool {
-        let searcher = self.live().reader.searcher();
+        let live = self.live();
+        let searcher = live.reader.searcher();
+        let generation = searcher.generation().generation_id();
+        let known = live.scheduled.load(Ordering::Relaxed);
+        if known != UNKNOWN_SCHEDULED && known >> 1 == generation {
+            return known & 1 == 1;
+        }
         let term = self
             .fields
             .key(Key::Status, crate::model::Status::Future.as_str());
-        searcher.doc_freq(&term).map(|n| n > 0).unwrap_or(true)
+        let any = searcher.doc_freq(&term).map(|n| n > 0).unwrap_or(true);
+        live.scheduled
+            .store(generation << 1 | u64::from(any), Ordering::Relaxed);
+        any
     }
 
     /// A page of `GET /events` and its total.
