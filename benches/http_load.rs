@@ -174,19 +174,7 @@ fn main() {
             .get("x-cal-total")
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.parse::<u64>().ok());
-        for (threads, connections) in LOADS {
-            let r = wrk(
-                &scripts.join("report.lua"),
-                &url,
-                threads,
-                connections,
-                seconds,
-                &[],
-                &[],
-            );
-            eprintln!("{name} c{connections}: {}", summary(&r));
-            results.push(entry(name, "GET", &path, threads, connections, total, r));
-        }
+        results.extend(under_loads(&scripts, seconds, "", name, &path, &url, total));
     }
     // A calendar feed of about FEED_EVENTS events of one category, polled again and again
     // (answered from the feed cache) and built afresh for each request.
@@ -223,7 +211,7 @@ fn main() {
             ));
         }
     }
-    let uncached_repeated = against_healthz(&server, &base, &scripts, seconds, &p, "uncached");
+    let uncached_repeated = against_healthz(&server, &base, &scripts, seconds, &p, "uncached ");
     let memory_reads = memory(&server);
     let auth = format!(
         "Authorization: Basic {}",
@@ -434,7 +422,7 @@ fn with_response_cache(
     let mut server = start_server(data, logs, None);
     let base = format!("{}{NAMESPACE}", server.url);
     let client = reqwest::blocking::Client::new();
-    let cached = against_healthz(&server, &base, scripts, seconds, p, "cached");
+    let cached = against_healthz(&server, &base, scripts, seconds, p, "cached ");
 
     // The default window snaps its start to the day: yesterday at any second is the default.
     let yesterday = (chrono::Utc::now().date_naive() - chrono::Days::new(1)).to_string();
@@ -555,19 +543,9 @@ fn against_healthz(
         } else {
             url
         };
-        for (threads, connections) in LOADS {
-            let r = wrk(
-                &scripts.join("report.lua"),
-                &url,
-                threads,
-                connections,
-                seconds,
-                &[],
-                &[],
-            );
-            eprintln!("{label} {name} c{connections}: {}", summary(&r));
-            rows.push(entry(name, "GET", &path, threads, connections, None, r));
-        }
+        rows.extend(under_loads(
+            scripts, seconds, label, name, &path, &url, None,
+        ));
     }
     for run in 0..rows.len() {
         let healthz = rows[run % LOADS.len()]["rps"].as_f64().unwrap_or(f64::NAN);
@@ -575,6 +553,35 @@ fn against_healthz(
         rows[run]["ratio_to_healthz"] = json!((ratio * 1000.0).round() / 1000.0);
     }
     rows
+}
+
+/// `GET url` repeated under each load (`report.lua`), as result entries named `name`; `label`
+/// prefixes the progress lines.
+fn under_loads(
+    scripts: &Path,
+    seconds: u64,
+    label: &str,
+    name: &str,
+    path: &str,
+    url: &str,
+    total: Option<u64>,
+) -> Vec<Value> {
+    LOADS
+        .iter()
+        .map(|&(threads, connections)| {
+            let r = wrk(
+                &scripts.join("report.lua"),
+                url,
+                threads,
+                connections,
+                seconds,
+                &[],
+                &[],
+            );
+            eprintln!("{label}{name} c{connections}: {}", summary(&r));
+            entry(name, "GET", path, threads, connections, total, r)
+        })
+        .collect()
 }
 
 /// The table of [`against_healthz`]'s rows.

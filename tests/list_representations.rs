@@ -43,16 +43,22 @@ fn event(title: &str, extra: Value) -> Value {
     body
 }
 
-#[test]
-fn every_write_to_what_a_listed_event_embeds_is_in_the_next_list() {
-    let s = Server::start_with_users(&[ADMIN]);
-    let parent = create(&s, "categories", json!({"name": "Music", "slug": "music"}));
+/// The category "music", its child "jazz" and the tag "outdoor".
+fn music_terms(s: &Server) -> (Value, Value, Value) {
+    let parent = create(s, "categories", json!({"name": "Music", "slug": "music"}));
     let child = create(
-        &s,
+        s,
         "categories",
         json!({"name": "Jazz", "slug": "jazz", "parent": parent["id"]}),
     );
-    let tag = create(&s, "tags", json!({"name": "outdoor"}));
+    let tag = create(s, "tags", json!({"name": "outdoor"}));
+    (parent, child, tag)
+}
+
+#[test]
+fn every_write_to_what_a_listed_event_embeds_is_in_the_next_list() {
+    let s = Server::start_with_users(&[ADMIN]);
+    let (_, child, tag) = music_terms(&s);
     let venue = create(&s, "venues", json!({"venue": "Harbour Hall"}));
     let organizer = create(&s, "organizers", json!({"organizer": "Jazz Society"}));
     let e = create(
@@ -198,13 +204,7 @@ fn a_single_event_follows_what_it_embeds_too() {
 #[test]
 fn a_single_term_follows_what_it_embeds() {
     let s = Server::start_with_users(&[ADMIN]);
-    let parent = create(&s, "categories", json!({"name": "Music", "slug": "music"}));
-    let child = create(
-        &s,
-        "categories",
-        json!({"name": "Jazz", "slug": "jazz", "parent": parent["id"]}),
-    );
-    let tag = create(&s, "tags", json!({"name": "outdoor"}));
+    let (parent, child, tag) = music_terms(&s);
     let path = format!("{NS}/categories/{}", child["id"]);
     let first = s.get(&path).json();
     assert_eq!(first["count"], 0);

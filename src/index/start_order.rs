@@ -408,15 +408,17 @@ fn segment_matches<'a>(
     }
     for at in candidates.clone().filter(|at| fits[*at] == Fit::Across) {
         let month = table.months[at];
-        let cut = |b: &&ColumnBound| bound_fit(b, month) == Fit::Across;
+        let cut = |column: &str| -> Vec<&ColumnBound> {
+            bounds
+                .iter()
+                .filter(|b| b.column == column && bound_fit(b, month) == Fit::Across)
+                .collect()
+        };
+        let end_cuts = cut("end_local");
         // Start bounds through the month's keys in start order (a key is the start's second
         // times ID_SPAN plus the ID), end bounds through the end column.
         let (mut low, mut high) = (i64::MIN, i64::MAX);
-        for bound in bounds
-            .iter()
-            .filter(cut)
-            .filter(|b| b.column == "start_local")
-        {
+        for bound in cut("start_local") {
             let (from, to) = bound.inclusive();
             low = low.max(from.saturating_mul(ID_SPAN));
             high = high.min(to.saturating_mul(ID_SPAN).saturating_add(ID_SPAN - 1));
@@ -425,11 +427,7 @@ fn segment_matches<'a>(
         // so only starts within `longest - shortest` of the bound need their end checked;
         // earlier or later ones are in or out by their start alone.
         let (mut sure_from, mut sure_to) = (i64::MIN, i64::MAX);
-        for bound in bounds
-            .iter()
-            .filter(cut)
-            .filter(|b| b.column == "end_local")
-        {
+        for bound in &end_cuts {
             let (from, to) = bound.inclusive();
             if from != i64::MIN {
                 low = low.max(from.saturating_sub(longest).saturating_mul(ID_SPAN));
@@ -453,11 +451,7 @@ fn segment_matches<'a>(
             };
             into[(doc / 64) as usize] |= words[(doc / 64) as usize] & (1 << (doc % 64));
         }
-        for bound in bounds
-            .iter()
-            .filter(cut)
-            .filter(|b| b.column == "end_local")
-        {
+        for bound in &end_cuts {
             bound.apply(reader, &mut unsure)?;
         }
         for ((k, a), u) in kept.iter_mut().zip(&across).zip(&unsure) {
