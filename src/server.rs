@@ -19,40 +19,6 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::signal::unix::{signal, SignalKind};
 
-/// glibc's allocator, tuned for a server. Called before the server starts any thread; an
-/// operator's own `MALLOC_ARENA_MAX`, `MALLOC_MMAP_THRESHOLD_` and `MALLOC_TRIM_THRESHOLD_`
-/// stay in force.
-///
-/// - Arenas: glibc gives threads their own malloc arenas (up to 8 per CPU) and keeps what they
-///   free. Writers wait for the index on blocking threads, so 64 concurrent creates run on 64
-///   threads, and a burst of them left 750 MB resident at a million events; with two arenas it
-///   stays under 200 MB at the same throughput. Only the server limits them: a bulk import
-///   with two arenas spent a third of its time contending for them (100k events: 8.8 s →
-///   12.2 s).
-/// - Large blocks: every index commit allocates and frees buffers of a few MiB (the term
-///   dictionaries' builders). Above glibc's initial mmap threshold (128 KiB) each is a fresh
-///   mapping, page-faulted and zeroed again at every commit: a fifth more CPU per create. glibc
-///   raises the threshold by itself only once a large mapped block is freed, which happens by
-///   chance (a password check frees its 19 MiB); the values it would reach are set here from
-///   the start instead.
-fn tune_malloc() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    {
-        const LARGE_BLOCKS: libc::c_int = 32 * 1024 * 1024;
-        let unset = |name: &str| std::env::var_os(name).is_none();
-        // SAFETY: mallopt only adjusts allocator parameters; no other thread runs yet.
-        unsafe {
-            if unset("MALLOC_ARENA_MAX") {
-                libc::mallopt(libc::M_ARENA_MAX, 2);
-            }
-            if unset("MALLOC_MMAP_THRESHOLD_") && unset("MALLOC_TRIM_THRESHOLD_") {
-                libc::mallopt(libc::M_MMAP_THRESHOLD, LARGE_BLOCKS);
-                libc::mallopt(libc::M_TRIM_THRESHOLD, 2 * LARGE_BLOCKS);
-            }
-        }
-    }
-}
-
 /// How long in-flight requests may run on after a shutdown signal.
 pub(crate) const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 
@@ -94,7 +60,6 @@ pub(crate) fn data_dir_exit(e: DataDirError) -> Exit {
 }
 
 pub(crate) fn serve(options: ServeOptions) -> Result<(), Exit> {
-    tune_malloc();
     // Configuration is validated before the data directory is touched.
     let limits = ConnectionLimits::from_env().map_err(|e| Exit::new(2, e))?;
     let caches = CacheSizes::from_env().map_err(|e| Exit::new(2, e))?;
