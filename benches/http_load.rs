@@ -40,7 +40,7 @@ use std::ffi::OsStr;
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
-use support::{env_number, path_str, run, wrk_command, Server};
+use support::{env_number, path_str, run, wrk_command, wrk_report, Server};
 
 const BINARY: &str = env!("CARGO_BIN_EXE_almanac");
 const MANIFEST_DIR: &str = env!("CARGO_MANIFEST_DIR");
@@ -923,11 +923,7 @@ fn wrk(
         headers,
         env,
     ));
-    let line = out
-        .lines()
-        .find_map(|l| l.strip_prefix("ALMANAC_BENCH "))
-        .unwrap_or_else(|| panic!("no report from wrk:\n{out}"));
-    serde_json::from_str(line).expect("wrk report")
+    wrk_report(&out)
 }
 
 /// `| request | cells... |` rows in markdown, one per pair of runs of `results` (at one

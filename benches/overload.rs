@@ -30,7 +30,7 @@ use std::collections::HashMap;
 use std::ffi::OsStr;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use support::{env_number, path_str, run, wrk_command, Server};
+use support::{env_number, path_str, run, wrk_command, wrk_report, Server};
 
 const BINARY: &str = env!("CARGO_BIN_EXE_almanac");
 const MANIFEST_DIR: &str = env!("CARGO_MANIFEST_DIR");
@@ -240,17 +240,8 @@ fn wrk(
     headers: &[&str],
     paths: &str,
 ) -> Value {
-    let mut command = wrk_command(
-        script,
-        url,
-        threads,
-        connections,
-        seconds,
-        headers,
-        &[("ALMANAC_BENCH_PATHS", paths)],
-    );
-    let out = command.output().expect("wrk runs");
-    report(out)
+    let child = spawn_wrk(script, url, threads, connections, seconds, headers, paths);
+    report(child.wait_with_output().expect("wrk runs"))
 }
 
 fn spawn_wrk(
@@ -286,11 +277,7 @@ fn report(out: std::process::Output) -> Value {
         out.status,
         String::from_utf8_lossy(&out.stderr)
     );
-    let line = stdout
-        .lines()
-        .find_map(|l| l.strip_prefix("ALMANAC_BENCH "))
-        .unwrap_or_else(|| panic!("no report from wrk:\n{stdout}"));
-    serde_json::from_str(line).expect("wrk report")
+    wrk_report(&stdout)
 }
 
 /// The server on `data`, its log in `server.log` in `logs`.

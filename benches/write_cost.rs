@@ -35,7 +35,7 @@ use std::ffi::OsStr;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
-use support::{clock_ticks, env_number, path_str, run, wrk_command, Server};
+use support::{clock_ticks, env_number, path_str, run, wrk_command, wrk_report, Server};
 
 const BINARY: &str = env!("CARGO_BIN_EXE_almanac");
 const MANIFEST_DIR: &str = env!("CARGO_MANIFEST_DIR");
@@ -218,7 +218,7 @@ fn measure(events: usize, seconds: u64) -> Value {
             &[],
         )
     };
-    let alone = measured(&server, &client, || wrk_report(run(&mut read())));
+    let alone = measured(&server, &client, || wrk_report(&run(&mut read())));
     eprintln!("read, 2 connections alone: {}", summary(&alone.wrk));
     let mut writer_run = None;
     let beside = measured(&server, &client, || {
@@ -228,16 +228,14 @@ fn measure(events: usize, seconds: u64) -> Value {
             .spawn()
             .expect("wrk starts");
         std::thread::sleep(Duration::from_millis(500));
-        let r = wrk_report(run(&mut read()));
+        let r = wrk_report(&run(&mut read()));
         let out = writer.wait_with_output().expect("wrk ends");
         assert!(
             out.status.success(),
             "wrk (writer) failed: {}",
             String::from_utf8_lossy(&out.stderr)
         );
-        writer_run = Some(wrk_report(
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-        ));
+        writer_run = Some(wrk_report(&String::from_utf8_lossy(&out.stdout)));
         r
     });
     let writer_run = writer_run.expect("the writer ran");
@@ -277,7 +275,7 @@ fn measure(events: usize, seconds: u64) -> Value {
             } else {
                 update(threads, connections, seconds)
             };
-            wrk_report(run(&mut command))
+            wrk_report(&run(&mut command))
         });
         let after = list_total(&client, &format!("{events_url}?{ALL_EVENTS}"), true);
         let requests = m.wrk["requests"].as_u64().unwrap_or(0);
@@ -625,15 +623,6 @@ fn window(year: i32, month: u32, months: u32) -> (String, String) {
         format!("{}+00:00:00", first.format("%Y-%m-%d")),
         format!("{}+23:59:59", last.format("%Y-%m-%d")),
     )
-}
-
-/// The `ALMANAC_BENCH {…}` line `benches/wrk/report.lua` prints.
-fn wrk_report(out: String) -> Value {
-    let line = out
-        .lines()
-        .find_map(|l| l.strip_prefix("ALMANAC_BENCH "))
-        .unwrap_or_else(|| panic!("no report from wrk:\n{out}"));
-    serde_json::from_str(line).expect("wrk report")
 }
 
 fn failures(r: &Value) -> u64 {

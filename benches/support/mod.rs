@@ -31,6 +31,16 @@ pub fn run(command: &mut Command) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// The `ALMANAC_BENCH {…}` line `benches/wrk/report.lua` prints, from wrk's output `out`.
+#[allow(dead_code)] // not every benchmark drives wrk
+pub fn wrk_report(out: &str) -> serde_json::Value {
+    let line = out
+        .lines()
+        .find_map(|l| l.strip_prefix("ALMANAC_BENCH "))
+        .unwrap_or_else(|| panic!("no report from wrk:\n{out}"));
+    serde_json::from_str(line).expect("wrk report")
+}
+
 /// wrk with `script` against `url` for `seconds`, 10 s timeout, the `headers` and the script's
 /// environment `env`.
 #[allow(dead_code)] // not every benchmark drives wrk
