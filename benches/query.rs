@@ -306,7 +306,11 @@ fn http_benches(c: &mut Criterion, f: &Fixture, first_category: u64) {
     }
 
     // Creates need the indexer: an acknowledged write waits until the index holds it.
-    let indexer = Indexer::start(f.store.clone(), f.index.clone());
+    let indexer = Indexer::start(
+        f.store.clone(),
+        f.index.clone(),
+        almanac::config::DEFAULT_INDEX_COMMIT_DELAY,
+    );
     let auth = {
         use base64::Engine;
         let credentials = format!("{BENCH_USER}:{BENCH_PASSWORD}");

@@ -184,6 +184,22 @@ fn megabytes(name: &str, value: Option<String>, default: usize) -> Result<usize,
     Ok(megabytes * 1024 * 1024)
 }
 
+/// How long the newest writes may stay searchable from memory before the index commits them
+/// together (docs/architecture.md, "Consistency"), by default.
+pub const DEFAULT_INDEX_COMMIT_DELAY: Duration = Duration::from_millis(250);
+
+/// `ALMANAC_INDEX_COMMIT_DELAY` (seconds, decimals allowed): longer shares each index commit
+/// among more writes (less CPU per write), and leaves more for a start after a crash to replay.
+pub(crate) fn index_commit_delay_from_env() -> Result<Duration, String> {
+    match std::env::var("ALMANAC_INDEX_COMMIT_DELAY")
+        .ok()
+        .filter(|v| !v.is_empty())
+    {
+        None => Ok(DEFAULT_INDEX_COMMIT_DELAY),
+        Some(v) => parse_seconds("ALMANAC_INDEX_COMMIT_DELAY", &v),
+    }
+}
+
 /// A positive number of seconds up to an hour.
 fn parse_seconds(name: &str, value: &str) -> Result<Duration, String> {
     value

@@ -63,6 +63,7 @@ pub(crate) fn serve(options: ServeOptions) -> Result<(), Exit> {
     // Configuration is validated before the data directory is touched.
     let limits = ConnectionLimits::from_env().map_err(|e| Exit::new(2, e))?;
     let caches = CacheSizes::from_env().map_err(|e| Exit::new(2, e))?;
+    let commit_delay = crate::config::index_commit_delay_from_env().map_err(|e| Exit::new(2, e))?;
     // Everything from here on is recorded, the start-up's commits included.
     crate::metrics::install();
     let data_dir = DataDir::open(&options.data_dir, true).map_err(data_dir_exit)?;
@@ -89,7 +90,7 @@ pub(crate) fn serve(options: ServeOptions) -> Result<(), Exit> {
         print_line(&format!("initial admin password: {generated}"));
         all_users.push(admin);
     }
-    let indexer = Indexer::start(store.clone(), index.clone());
+    let indexer = Indexer::start(store.clone(), index.clone(), commit_delay);
     let follower = options
         .cluster
         .as_deref()

@@ -201,6 +201,7 @@ fn invalid_limit_variables_exit_2_before_touching_the_data_dir() {
         ("ALMANAC_MAX_CONNECTIONS", "0"),
         ("ALMANAC_HEADER_TIMEOUT", "soon"),
         ("ALMANAC_BODY_TIMEOUT", "-1"),
+        ("ALMANAC_INDEX_COMMIT_DELAY", "0"),
     ] {
         let o = serve_cmd(&dir).env(name, value).timeout(30).run();
         assert_eq!(o.code, Some(2), "{name}={value}: {}", o.describe());

@@ -1026,6 +1026,92 @@ fn reindex_gives_identical_results() {
 }
 
 // =============================================================================================
+// 2b. the newest writes, searched from memory, answer as they do once committed
+// =============================================================================================
+
+/// How many index commits the server has made (its metrics; none before the first).
+fn index_commits(srv: &Server) -> u64 {
+    let r = srv.get_as("/metrics", &ADMIN);
+    assert_eq!(r.status, 200, "{}", r.describe());
+    r.text()
+        .lines()
+        .find_map(|l| l.strip_prefix("almanac_index_commit_duration_seconds_count "))
+        .map_or(0, |n| n.trim().parse().expect("a count"))
+}
+
+/// Writes join an in-memory overlay searched beside the index, which hides their committed
+/// versions, until the index commits them together (docs/architecture.md, "Consistency"). With
+/// a commit delay of an hour, writes made after a restart stay in the overlay until the server
+/// stops: every list answers exactly as it does after the commit and a restart.
+#[test]
+fn the_newest_writes_answer_as_they_do_once_committed() {
+    let (_t, dir) = fresh_data_dir(&STANDARD_USERS);
+    let start_delayed = |what: &str| {
+        Server::start(
+            serve_cmd(&dir)
+                .args(["--public-url", PUBLIC])
+                .env("ALMANAC_INDEX_COMMIT_DELAY", "3600"),
+            Some(PUBLIC),
+            what,
+        )
+    };
+    let mut srv = start_delayed("first start");
+    build_calendar(&srv);
+    srv.stop(Duration::from_secs(15));
+    drop(srv);
+
+    let mut srv = start_delayed("start with the calendar committed");
+    let commits = index_commits(&srv);
+    let listed = srv.get(&format!("{NS}/events?per_page=50")).json();
+    let events = list_ids(&listed, "events");
+    let harbour = srv.get(&format!("{NS}/venues?search=harbour")).json();
+    let harbour = list_ids(&harbour, "venues")[0];
+    let retitled = events[1];
+    // A committed event with a new title, a committed venue renamed (its events carry its
+    // name), a committed event trashed, a new event.
+    patch(
+        &srv,
+        &format!("{NS}/events/{retitled}"),
+        json!({"title": "Quillwort recital"}),
+    );
+    patch(
+        &srv,
+        &format!("{NS}/venues/{harbour}"),
+        json!({"venue": "Harbour Hall of Quillwort"}),
+    );
+    let r = srv
+        .req("DELETE", &format!("{NS}/events/{}", events[2]))
+        .user(&ADMIN)
+        .send();
+    assert_eq!(r.status, 200, "trash: {}", r.describe());
+    post(
+        &srv,
+        &format!("{NS}/events"),
+        json!({"title": "Concert of quillwort songs", "status": "publish",
+               "start_date": day(40, 20), "end_date": day(40, 22),
+               "categories": ["music"], "tags": ["outdoor"], "venue": harbour}),
+    );
+    let from_overlay = snapshot(&srv);
+    let quillwort = srv.get(&format!("{NS}/events?search=quillwort&per_page=50"));
+    assert_eq!(
+        index_commits(&srv),
+        commits,
+        "the writes were not committed yet"
+    );
+    let found = list_ids(&quillwort.json(), "events");
+    assert!(found.contains(&retitled), "{}", quillwort.describe());
+    assert!(!found.contains(&events[2]), "{}", quillwort.describe());
+    srv.stop(Duration::from_secs(15));
+    drop(srv);
+
+    let mut srv = start_delayed("start with the writes committed");
+    assert_same_snapshots(&from_overlay, &snapshot(&srv), "once committed");
+    let again = srv.get(&format!("{NS}/events?search=quillwort&per_page=50"));
+    assert_eq!(again.text(), quillwort.text());
+    srv.stop(Duration::from_secs(15));
+}
+
+// =============================================================================================
 // 3. reindex refuses a locked directory and a missing one
 // =============================================================================================
 

@@ -37,6 +37,16 @@ enum Damage {
     Zeroed,
 }
 
+/// Whether a segment file was written in `index` since `since`.
+fn written_since(index: &Path, since: SystemTime) -> bool {
+    std::fs::read_dir(index).unwrap().any(|entry| {
+        let entry = entry.unwrap();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        !(name.starts_with('.') || name == "meta.json")
+            && entry.metadata().unwrap().modified().unwrap() >= since
+    })
+}
+
 fn damage_index_files(index: &Path, since: SystemTime, damage: Damage) -> usize {
     let mut damaged = 0;
     for entry in std::fs::read_dir(index).unwrap() {
@@ -85,6 +95,12 @@ fn acknowledged_writes_survive(damage: Damage) {
                     "start_date": "2031-05-01 20:00:00", "end_date": "2031-05-01 22:00:00"}),
         );
         ids.push((created["id"].as_u64().unwrap(), word));
+    }
+    // The newest writes are searchable from memory first; wait for the commit that writes
+    // their index files (docs/architecture.md, "Consistency").
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while !written_since(&dir.join("index"), since) && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
     }
     srv.signal("KILL");
     srv.wait_exit(Duration::from_secs(10));

@@ -20,17 +20,43 @@ const SMALL_SEGMENT_DOCS: usize = 1000;
 /// batch needs more).
 const SMALL_SEGMENT_MEMORY: usize = 1024 * 1024;
 
+/// When the records an application brings are committed to the index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Commit {
+    /// At once, with whatever the overlay holds (opening, rebuilding, bulk loads, stopping).
+    Now,
+    /// Once the overlay is full or its oldest record is this old (see `overlay`); until then
+    /// they join it.
+    After(std::time::Duration),
+}
+
 impl SearchIndex {
     /// Applies the outbox entries after `applied` of a store snapshot: each named record is
     /// re-read from the snapshot and its document replaced (or removed when the record is
     /// gone). A venue or organizer change also refreshes the events that link it, whose
-    /// documents carry its name and coordinates. Commits once, recording the last sequence
-    /// number, which it returns (`None` when there was nothing to apply). Entries and
-    /// documents come from one snapshot, so the commit mirrors it exactly: it becomes the
-    /// index's [`View`].
-    pub(crate) fn apply_after(&self, store: &Store, applied: u64) -> IndexResult<Option<u64>> {
+    /// documents carry its name and coordinates. The documents join the overlay, or are
+    /// committed with it (see [`Commit`]); a commit records the last sequence number applied.
+    /// Returns the last entry's sequence number (`None` when there was nothing to apply).
+    /// Entries and documents come from one snapshot, so the index then mirrors it exactly: it
+    /// becomes the index's [`View`].
+    pub(crate) fn apply_after(
+        &self,
+        store: &Store,
+        applied: u64,
+        commit: Commit,
+    ) -> IndexResult<Option<u64>> {
         let _serialised = self.apply_lock.lock().expect("index apply lock");
-        self.apply_to(&self.live(), store, applied)
+        self.apply_to(&self.live(), store, applied, commit)
+    }
+
+    /// How long until the overlay's writes are due for their commit after `delay` (`None`
+    /// when it is empty).
+    pub(crate) fn overlay_due_in(&self, delay: std::time::Duration) -> Option<std::time::Duration> {
+        self.live()
+            .overlay
+            .lock()
+            .expect("overlay lock")
+            .due_in(delay)
     }
 
     pub(super) fn apply_to(
@@ -38,13 +64,12 @@ impl SearchIndex {
         live: &Live,
         store: &Store,
         applied: u64,
+        commit: Commit,
     ) -> IndexResult<Option<u64>> {
         let rx = store.read()?;
         let entries: Vec<OutboxEntry> = rx.outbox_after(applied)?;
-        let Some(last) = entries.last().map(|e| e.seq) else {
-            self.publish(live, rx)?;
-            return Ok(None);
-        };
+        let mut overlay = live.overlay.lock().expect("overlay lock");
+        let last = entries.last().map(|e| e.seq);
         let before = live.view.read().expect("view lock").clone();
         self.record_changes(&entries, before.as_ref().map(View::store), &rx)?;
         // In outbox order, each indexed record once (a bulk load applies many thousands at a
@@ -56,12 +81,6 @@ impl SearchIndex {
             if indexed && seen.insert((e.kind, e.id)) {
                 touched.push((e.kind, e.id));
             }
-        }
-        if touched.is_empty() {
-            // No index commit: the payload's seq stays behind, and a restart re-reads these
-            // entries, which again change nothing.
-            self.publish(live, rx)?;
-            return Ok(Some(last));
         }
         let linked: Vec<u64> = touched
             .iter()
@@ -75,22 +94,66 @@ impl SearchIndex {
                 }
             }
         }
+        // Term entries alone change no document: no commit (the payload's seq stays behind,
+        // and a restart re-reads them, which again changes nothing).
+        let fresh = touched.iter().filter(|r| !overlay.contains(r)).count();
+        let documents = !(touched.is_empty() && overlay.is_empty());
+        let due = match commit {
+            Commit::Now => true,
+            Commit::After(delay) => overlay.due_with(fresh, delay),
+        };
+        if documents && due {
+            let mut records: Vec<(Kind, u64)> = overlay.records().collect();
+            records.extend(touched.iter().filter(|r| !overlay.contains(r)));
+            self.commit(live, &rx, &records, last.unwrap_or(applied).max(applied))?;
+            if let Some(replaced) = overlay.clear() {
+                live.filter_cache.forget(replaced.segment_id());
+            }
+            live.changed();
+        } else if !touched.is_empty() {
+            let seq = last.unwrap_or(applied);
+            let committed = live.reader.searcher();
+            for (kind, id) in &touched {
+                let document = self.document(&rx, *kind, *id, seq)?;
+                overlay.put(
+                    (*kind, *id),
+                    document,
+                    &committed,
+                    &self.fields.key(Key::Id, id),
+                )?;
+            }
+            if let Some(replaced) = overlay.rebuild(committed.schema())? {
+                live.filter_cache.forget(replaced.segment_id());
+            }
+            live.changed();
+        }
+        self.publish(live, &overlay, rx)?;
+        Ok(last)
+    }
+
+    /// Commits the documents of `records` (re-read from `rx`) and marks the commit as having
+    /// applied the outbox through `seq`.
+    fn commit(
+        &self,
+        live: &Live,
+        rx: &ReadTx,
+        records: &[(Kind, u64)],
+        seq: u64,
+    ) -> IndexResult<()> {
         let payload = serde_json::to_string(&CommitPayload {
-            seq: last,
+            seq,
             schema: self.schema_version,
         })
         .expect("payloads serialize");
         let mut writer = live.writer.lock().expect("index writer lock");
-        let committed = self
-            .stage(live, &writer, &rx, &touched, last)
-            .and_then(|()| {
-                let committing = std::time::Instant::now();
-                let mut prepared = writer.prepare_commit()?;
-                prepared.set_payload(&payload);
-                prepared.commit()?;
-                crate::metrics::index_commit(committing.elapsed().as_secs_f64());
-                Ok(())
-            });
+        let committed = self.stage(live, &writer, rx, records, seq).and_then(|()| {
+            let committing = std::time::Instant::now();
+            let mut prepared = writer.prepare_commit()?;
+            prepared.set_payload(&payload);
+            prepared.commit()?;
+            crate::metrics::index_commit(committing.elapsed().as_secs_f64());
+            Ok(())
+        });
         if let Err(e) = committed {
             // What was handed to the writer would otherwise ride along with the next commit,
             // beside what the retry hands it again (and creates are not preceded by deletes).
@@ -100,8 +163,7 @@ impl SearchIndex {
         }
         drop(writer);
         live.reader.reload()?;
-        self.publish(live, rx)?;
-        Ok(Some(last))
+        Ok(())
     }
 
     /// Records what the outbox entries `entries` changed, between the snapshots `before` (the
@@ -164,22 +226,8 @@ impl SearchIndex {
             // A record the index has never held (a create) has nothing to delete, and a
             // pending delete makes the commit open a reader on every segment to apply it.
             let indexed = searcher.doc_freq(&id_term)? > 0;
-            let doc = match kind {
-                Kind::Event => rx
-                    .get_record::<crate::model::event::Event>(*kind, *id)?
-                    .map(|e| docs::event(f, &e, rx))
-                    .transpose()?,
-                Kind::Venue => rx
-                    .get_record::<crate::model::post::Venue>(*kind, *id)?
-                    .map(|v| docs::venue(f, &v)),
-                Kind::Organizer => rx
-                    .get_record::<crate::model::post::Organizer>(*kind, *id)?
-                    .map(|o| docs::organizer(f, &o)),
-                _ => None,
-            };
-            match doc {
-                Some(mut doc) => {
-                    doc.add_u64(f.written, seq);
+            match self.document(rx, *kind, *id, seq)? {
+                Some(doc) => {
                     if indexed {
                         // Only the documents written before this one: the new one, in a
                         // segment added whole, is subject to every queued delete.
@@ -214,6 +262,35 @@ impl SearchIndex {
             add_small_segment(writer, fresh)?;
         }
         Ok(())
+    }
+
+    /// The document of a record as `rx` holds it, marked as written at `seq` (`None` when the
+    /// record is gone).
+    fn document(
+        &self,
+        rx: &ReadTx,
+        kind: Kind,
+        id: u64,
+        seq: u64,
+    ) -> IndexResult<Option<TantivyDocument>> {
+        let f = &self.fields;
+        let doc = match kind {
+            Kind::Event => rx
+                .get_record::<crate::model::event::Event>(kind, id)?
+                .map(|e| docs::event(f, &e, rx))
+                .transpose()?,
+            Kind::Venue => rx
+                .get_record::<crate::model::post::Venue>(kind, id)?
+                .map(|v| docs::venue(f, &v)),
+            Kind::Organizer => rx
+                .get_record::<crate::model::post::Organizer>(kind, id)?
+                .map(|o| docs::organizer(f, &o)),
+            _ => None,
+        };
+        Ok(doc.map(|mut doc| {
+            doc.add_u64(f.written, seq);
+            doc
+        }))
     }
 
     /// Events whose venue or organizers include any of `ids`.

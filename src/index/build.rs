@@ -1,5 +1,6 @@
 //! Opening the index, building it from the store, and rebuilding it offline or while serving.
 
+use super::apply::Commit;
 use super::*;
 
 /// Memory for the index writer's buffers.
@@ -56,6 +57,8 @@ impl Live {
             directory,
             reader,
             writer: Mutex::new(writer),
+            overlay: Mutex::default(),
+            generation: AtomicU64::new(0),
             view: RwLock::new(None),
             term_counts: Mutex::new(TermCounts::default()),
             radius_venues: Mutex::new(RadiusVenues::default()),
@@ -64,12 +67,36 @@ impl Live {
         })
     }
 
-    pub(super) fn set_view(&self, store: ReadTx, head: u64) {
+    pub(super) fn set_view(&self, store: ReadTx, head: u64, searcher: Snapshot) {
         *self.view.write().expect("view lock") = Some(View {
-            searcher: self.reader.searcher(),
+            searcher,
             store: Arc::new(store),
             head,
         });
+    }
+
+    /// What a read searches with `overlay` on top of the last commit.
+    pub(super) fn snapshot(&self, overlay: &overlay::Overlay) -> Snapshot {
+        Snapshot::new(
+            self.reader.searcher(),
+            overlay.segment(),
+            overlay.hidden(),
+            self.generation.load(Ordering::SeqCst),
+        )
+    }
+
+    /// The newest snapshot (the last commit's alone before the first view).
+    pub(super) fn current(&self) -> Snapshot {
+        match &*self.view.read().expect("view lock") {
+            Some(view) => view.searcher.clone(),
+            None => self.snapshot(&overlay::Overlay::default()),
+        }
+    }
+
+    /// Marks a change of what reads search (a commit, a rebuilt overlay): caches of counts
+    /// derived from it start over.
+    pub(super) fn changed(&self) {
+        self.generation.fetch_add(1, Ordering::SeqCst);
     }
 
     pub(super) fn applied_seq(&self) -> u64 {
@@ -150,7 +177,7 @@ impl SearchIndex {
             schema_version: parsed.version,
         };
         let applied = search.applied_seq();
-        if let Some(last) = search.apply_after(store, applied)? {
+        if let Some(last) = search.apply_after(store, applied, Commit::Now)? {
             tracing::info!(
                 entries = last - applied,
                 "caught the search index up with the store"
@@ -264,7 +291,7 @@ impl SearchIndex {
         let parsed = IndexSchema::load()?;
         {
             let fresh = Live::open(&building, &parsed)?;
-            self.apply_to(&fresh, store, head)?;
+            self.apply_to(&fresh, store, head, Commit::Now)?;
             // Its files are about to be renamed away from the list that tracks them.
             fresh.directory.sync()?;
         }
@@ -273,7 +300,7 @@ impl SearchIndex {
         let fresh = Arc::new(Live::open(&self.dir, &parsed)?);
         // Writes committed meanwhile wait for the indexer, which waits for this lock: apply
         // them now, which also gives the new index its view.
-        self.apply_to(&fresh, store, fresh.applied_seq())?;
+        self.apply_to(&fresh, store, fresh.applied_seq(), Commit::Now)?;
         *self.live.write().expect("live index lock") = fresh;
         drop(old);
         Ok(summary)

@@ -8,10 +8,7 @@ pub(super) fn values_in(
     query: &dyn Query,
     field: &'static str,
 ) -> IndexResult<HashSet<u64>> {
-    Ok(live
-        .reader
-        .searcher()
-        .search(query, &ValueCollector { field })?)
+    Ok(live.current().search(query, &ValueCollector { field })?)
 }
 
 /// Collects the values of a (multi-valued) u64 fast field over the matching documents.

@@ -221,6 +221,27 @@ impl FilterCache {
         }
     }
 
+    /// Drops what is kept for a segment no longer searched (an overlay's, replaced at the next
+    /// write; merged-away segments go when the budget is exceeded).
+    pub(super) fn forget(&self, segment: SegmentId) {
+        let mut entries = self.entries.lock().expect("filter cache lock");
+        let mut freed = 0;
+        for (key, per_segment) in entries.bits.iter_mut() {
+            if let Some(bits) = per_segment.remove(&segment) {
+                freed += bits.len() * 8 + key.len();
+            }
+        }
+        entries
+            .bits
+            .retain(|_, per_segment| !per_segment.is_empty());
+        entries.bytes = entries.bytes.saturating_sub(freed);
+        drop(entries);
+        self.pinned
+            .lock()
+            .expect("filter cache lock")
+            .retain(|(kept, _), _| *kept != segment);
+    }
+
     /// The matches of `query` in the segment, one bit per document (deleted ones included).
     fn bits(
         &self,

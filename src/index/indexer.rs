@@ -1,24 +1,25 @@
 //! Keeping the index current (docs/architecture.md, "Consistency"): every store write that touches
 //! an indexed record appends to the outbox in its own transaction; after the commit, the
 //! store's commit hook hands the sequence number to the indexer thread and waits until the
-//! index has applied it. Writes arriving while a batch is applied form the next batch (group
-//! commit: many writes share one index commit). A crash between the store commit and the index
-//! commit leaves the entries in the outbox, and the next start applies them before serving.
+//! index has applied it: its records' documents are in the overlay, searchable beside the
+//! index, which commits them together later (see `overlay`). Writes arriving while a batch is
+//! applied form the next batch. A crash before the index commit leaves the entries in the
+//! outbox, and the next start applies them before serving.
 //!
 //! Index commits are not synced (see `directory`): the outbox keeps what they applied until a
 //! checkpoint, at most every [`CHECKPOINT_INTERVAL`] or [`CHECKPOINT_ENTRIES`], has made
-//! their files durable; the indexer's last act is a checkpoint.
+//! their files durable; the indexer's last act is a commit of the overlay and a checkpoint.
 
+use super::apply::Commit;
 use super::SearchIndex;
 use crate::store::Store;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-/// Longest an index commit waits for writes already inside a store transaction (a durable
-/// redb commit takes about a millisecond here). Each index commit writes a segment whose
-/// fixed cost (a few milliseconds of CPU and a dozen fsyncs) dwarfs a single event; without
-/// the wait, most commits of a few concurrent writers carry one or two events. A lone writer
-/// never waits: nothing else is in progress when it asks.
+/// Longest a batch waits for writes already inside a store transaction (a durable redb commit
+/// takes about a millisecond here). Each batch rebuilds the overlay's segment, whose fixed cost
+/// dwarfs a single event; without the wait, most batches of a few concurrent writers carry one
+/// or two events. A lone writer never waits: nothing else is in progress when it asks.
 const GATHER_WAIT: Duration = Duration::from_millis(3);
 
 /// How often index files are synced and the outbox pruned while writes go on: what a power
@@ -53,9 +54,10 @@ pub struct Indexer {
 
 impl Indexer {
     /// Starts the indexer and installs the store's commit hook, so that every acknowledged
-    /// write is searchable.
-    pub fn start(store: Arc<Store>, index: Arc<SearchIndex>) -> Indexer {
-        Indexer::launch(store, index, true)
+    /// write is searchable: at once from the overlay, and committed to the index at most
+    /// `commit_delay` later (see `overlay`).
+    pub fn start(store: Arc<Store>, index: Arc<SearchIndex>, commit_delay: Duration) -> Indexer {
+        Indexer::launch(store, index, Commit::After(commit_delay))
     }
 
     /// For bulk loads (`almanac import`): writers go on while the indexer applies what they
@@ -63,10 +65,12 @@ impl Indexer {
     /// indexer takes whatever has accumulated as one commit. Nothing is acknowledged to a
     /// client meanwhile, and [`Indexer::stop`] applies everything before it returns.
     pub(crate) fn start_bulk(store: Arc<Store>, index: Arc<SearchIndex>) -> Indexer {
-        Indexer::launch(store, index, false)
+        Indexer::launch(store, index, Commit::Now)
     }
 
-    fn launch(store: Arc<Store>, index: Arc<SearchIndex>, acknowledged: bool) -> Indexer {
+    /// Acknowledged writes commit `After` a delay, a bulk load `Now`.
+    fn launch(store: Arc<Store>, index: Arc<SearchIndex>, commit: Commit) -> Indexer {
+        let acknowledged = commit != Commit::Now;
         let shared = Arc::new(Shared {
             progress: Mutex::new(Progress {
                 applied: index.applied_seq(),
@@ -82,7 +86,7 @@ impl Indexer {
                 .name("indexer".into())
                 .spawn(move || {
                     yield_to_readers();
-                    run(&shared, &store, &index, acknowledged)
+                    run(&shared, &store, &index, commit)
                 })
                 .expect("spawning the indexer thread")
         };
@@ -169,8 +173,10 @@ impl Checkpoint {
             || applied - self.seq.min(applied) >= CHECKPOINT_ENTRIES
     }
 
-    /// Syncs the index files written so far, then drops the outbox entries they applied.
-    fn take(&mut self, store: &Store, index: &SearchIndex, applied: u64) -> super::IndexResult<()> {
+    /// Syncs the index files written so far, then drops the outbox entries they applied (not
+    /// those of the overlay, which no file holds yet).
+    fn take(&mut self, store: &Store, index: &SearchIndex) -> super::IndexResult<()> {
+        let applied = index.applied_seq();
         if index.may_prune_outbox() {
             index.checkpoint()?;
             store.prune_outbox(applied)?;
@@ -183,26 +189,42 @@ impl Checkpoint {
     }
 }
 
-fn run(shared: &Shared, store: &Store, index: &SearchIndex, gather: bool) {
+fn run(shared: &Shared, store: &Store, index: &SearchIndex, commit: Commit) {
     let mut checkpoint = Checkpoint {
         at: Instant::now(),
         seq: index.applied_seq(),
     };
+    let delay = match commit {
+        Commit::After(delay) => Some(delay),
+        Commit::Now => None,
+    };
     loop {
-        let applied = {
+        let (applied, requested) = {
             let mut p = shared.progress.lock().expect("indexer lock");
             while p.requested <= p.applied && !p.stopping {
-                p = shared.requested.wait(p).expect("indexer lock");
+                // Idle with writes in the overlay: wake when they are due for their commit.
+                match delay.and_then(|d| index.overlay_due_in(d)) {
+                    None => p = shared.requested.wait(p).expect("indexer lock"),
+                    Some(wait) if wait.is_zero() => break,
+                    Some(wait) => {
+                        p = shared
+                            .requested
+                            .wait_timeout(p, wait)
+                            .expect("indexer lock")
+                            .0
+                    }
+                }
             }
             if p.stopping && p.requested <= p.applied {
+                let applied = p.applied;
                 drop(p);
-                close(store, index, &mut checkpoint);
+                close(store, index, applied, &mut checkpoint);
                 return;
             }
-            // Group commit: let the writes already under way join this index commit (each
+            // Group commit: let the writes already under way join this application (each
             // one's request wakes this wait; the outbox is read after it).
             let deadline = Instant::now() + GATHER_WAIT;
-            while gather && !p.stopping && store.writes_in_progress() > 0 {
+            while delay.is_some() && !p.stopping && store.writes_in_progress() > 0 {
                 let now = Instant::now();
                 if now >= deadline {
                     break;
@@ -213,24 +235,20 @@ fn run(shared: &Shared, store: &Store, index: &SearchIndex, gather: bool) {
                     .expect("indexer lock")
                     .0;
             }
-            p.applied
+            (p.applied, p.requested)
         };
-        match index.apply_after(store, applied) {
-            Ok(Some(last)) => {
-                if checkpoint.due(last) {
-                    if let Err(e) = checkpoint.take(store, index, last) {
+        match index.apply_after(store, applied, commit) {
+            Ok(last) => {
+                if checkpoint.due(last.unwrap_or(applied)) {
+                    if let Err(e) = checkpoint.take(store, index) {
                         // The outbox keeps the entries; the next checkpoint tries again.
                         tracing::error!(error = %e, "index checkpoint failed");
                     }
                 }
                 let mut p = shared.progress.lock().expect("indexer lock");
-                p.applied = p.applied.max(last);
-                shared.applied.notify_all();
-            }
-            Ok(None) => {
-                // Nothing in the outbox beyond what is applied: the request was already met.
-                let mut p = shared.progress.lock().expect("indexer lock");
-                p.applied = p.applied.max(p.requested);
+                // Without entries beyond `applied`, the requests made before the outbox was
+                // read were already met.
+                p.applied = p.applied.max(last.unwrap_or(requested));
                 shared.applied.notify_all();
             }
             Err(e) => {
@@ -243,17 +261,20 @@ fn run(shared: &Shared, store: &Store, index: &SearchIndex, gather: bool) {
     }
 }
 
-/// The indexer's last act: everything it applied made durable, the outbox pruned, and the
-/// directory marked clean, so that the next start need not check its files.
-fn close(store: &Store, index: &SearchIndex, checkpoint: &mut Checkpoint) {
-    let applied = index.applied_seq();
-    let closed = checkpoint.take(store, index, applied).and_then(|()| {
-        if index.may_prune_outbox() {
-            index.close()
-        } else {
-            Ok(())
-        }
-    });
+/// The indexer's last act: the overlay committed, everything applied made durable, the
+/// outbox pruned, and the directory marked clean, so that the next start need not check its
+/// files.
+fn close(store: &Store, index: &SearchIndex, applied: u64, checkpoint: &mut Checkpoint) {
+    let closed = index
+        .apply_after(store, applied, Commit::Now)
+        .and_then(|_| checkpoint.take(store, index))
+        .and_then(|()| {
+            if index.may_prune_outbox() {
+                index.close()
+            } else {
+                Ok(())
+            }
+        });
     if let Err(e) = closed {
         tracing::error!(error = %e, "closing the search index failed; the next start checks it");
     }

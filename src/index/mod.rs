@@ -11,9 +11,11 @@ mod docs;
 pub(crate) mod filters;
 pub(crate) mod geo;
 pub mod indexer;
+mod overlay;
 pub(crate) mod planner;
 pub(crate) mod schema;
 mod search;
+mod snapshot;
 mod start_order;
 
 use crate::model::Kind;
@@ -21,6 +23,7 @@ use crate::store::{OutboxEntry, ReadTx, Store, StoreError};
 use planner::{EventFilter, LinkedFilter};
 use schema::{Fields, IndexSchema, Key};
 use serde::{Deserialize, Serialize};
+use snapshot::Snapshot;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -85,15 +88,19 @@ struct Live {
     directory: directory::IndexDirectory,
     reader: IndexReader,
     writer: Mutex<IndexWriter>,
-    /// The last commit together with the store snapshot it was built from.
+    /// The writes not yet committed (see `overlay`).
+    overlay: Mutex<overlay::Overlay>,
+    /// The number of the newest [`Snapshot`]: the last commit and the overlay.
+    generation: AtomicU64,
+    /// The newest snapshot together with the store snapshot it was built from.
     view: RwLock<Option<View>>,
-    /// Term counts of one searcher generation (see [`SearchIndex::term_counts`]).
+    /// Term counts of one snapshot generation (see [`SearchIndex::term_counts`]).
     term_counts: Mutex<TermCounts>,
     /// Per-segment bitsets of list filters (see `filters`).
     filter_cache: Arc<filters::FilterCache>,
     /// The venues of recent radius filters (see [`SearchIndex::events`]).
     radius_venues: Mutex<RadiusVenues>,
-    /// Whether any record is stored as `future`, for one searcher generation:
+    /// Whether any record is stored as `future`, for one snapshot generation:
     /// `generation << 1 | any`, [`UNKNOWN_SCHEDULED`] before the first answer (see
     /// [`SearchIndex::any_scheduled`]).
     scheduled: AtomicU64,
@@ -101,7 +108,7 @@ struct Live {
 
 const UNKNOWN_SCHEDULED: u64 = u64::MAX;
 
-/// Venues within a radius, by point and radius (their bits), valid for the searcher generation
+/// Venues within a radius, by point and radius (their bits), valid for the snapshot generation
 /// they were found in: a site's widget asks for the same point again and again.
 #[derive(Default)]
 struct RadiusVenues {
@@ -112,7 +119,7 @@ struct RadiusVenues {
 /// Radius filters kept per generation at most (distinct points beyond it start over).
 const RADIUS_FILTERS_KEPT: usize = 256;
 
-/// Published-event counts per term, valid for the searcher generation they were counted in.
+/// Published-event counts per term, valid for the snapshot generation they were counted in.
 #[derive(Default)]
 struct TermCounts {
     generation: u64,
@@ -130,13 +137,13 @@ pub(crate) enum Dependency {
     Group(Kind, u64),
 }
 
-/// A state of the index and the store snapshot it mirrors exactly: a list answered from one
+/// A state of the index (a [`Snapshot`]) and the store snapshot it mirrors exactly: a list answered from one
 /// view reads each record of its page as the index saw it, so a write that is committed to
 /// the store but not yet searchable (not yet acknowledged) cannot show up half-way, e.g. a
 /// record listed by its old status with its new one.
 #[derive(Clone)]
 pub(crate) struct View {
-    searcher: tantivy::Searcher,
+    searcher: Snapshot,
     store: Arc<ReadTx>,
     /// The snapshot's outbox head.
     head: u64,
@@ -194,14 +201,14 @@ impl SearchIndex {
 
     /// How many documents (events, venues, organizers) the index holds.
     pub(crate) fn documents(&self) -> u64 {
-        self.live().reader.searcher().num_docs()
+        self.live().current().num_docs()
     }
 
-    /// Makes `rx`, which `live` now mirrors, its view.
-    fn publish(&self, live: &Live, rx: ReadTx) -> IndexResult<()> {
+    /// Makes `rx`, which `live` and its overlay now mirror, its view.
+    fn publish(&self, live: &Live, overlay: &overlay::Overlay, rx: ReadTx) -> IndexResult<()> {
         let head = rx.outbox_head()?;
         self.applied.fetch_max(head, Ordering::SeqCst);
-        live.set_view(rx, head);
+        live.set_view(rx, head, live.snapshot(overlay));
         Ok(())
     }
 

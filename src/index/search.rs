@@ -18,7 +18,7 @@ impl SearchIndex {
             None => {
                 let rx = store.read()?;
                 Ok(View {
-                    searcher: live.reader.searcher(),
+                    searcher: live.current(),
                     head: rx.outbox_head()?,
                     store: Arc::new(rx),
                 })
@@ -53,12 +53,12 @@ impl SearchIndex {
     }
 
     /// Whether any record is stored as `future` (scheduled), so that "published" must also
-    /// look at publication dates. Kept per searcher generation: every list and every term
+    /// look at publication dates. Kept per snapshot generation: every list and every term
     /// count asks, and the term's frequency is a lookup in each segment.
     pub(crate) fn any_scheduled(&self) -> bool {
         let live = self.live();
-        let searcher = live.reader.searcher();
-        let generation = searcher.generation().generation_id();
+        let searcher = live.current();
+        let generation = searcher.generation();
         let known = live.scheduled.load(Ordering::Relaxed);
         if known != UNKNOWN_SCHEDULED && known >> 1 == generation {
             return known & 1 == 1;
@@ -66,7 +66,9 @@ impl SearchIndex {
         let term = self
             .fields
             .key(Key::Status, crate::model::Status::Future.as_str());
-        let any = searcher.doc_freq(&term).map(|n| n > 0).unwrap_or(true);
+        let any = tantivy::query::Bm25StatisticsProvider::doc_freq(&searcher, &term)
+            .map(|n| n > 0)
+            .unwrap_or(true);
         live.scheduled
             .store(generation << 1 | u64::from(any), Ordering::Relaxed);
         any
@@ -126,7 +128,7 @@ impl SearchIndex {
         lng: f64,
         radius_km: f64,
     ) -> IndexResult<Arc<Vec<u64>>> {
-        let generation = view.searcher.generation().generation_id();
+        let generation = view.searcher.generation();
         let key = [lat.to_bits(), lng.to_bits(), radius_km.to_bits()];
         {
             let kept = live.radius_venues.lock().expect("radius venues lock");
@@ -180,7 +182,7 @@ impl SearchIndex {
     #[allow(clippy::too_many_arguments)]
     fn page(
         &self,
-        searcher: &tantivy::Searcher,
+        searcher: &Snapshot,
         query: &dyn Query,
         key_field: &'static str,
         ascending: bool,
@@ -251,8 +253,8 @@ impl SearchIndex {
     /// a write, the new segment.
     ///
     /// Every event representation embeds its terms with their counts, and counting a popular
-    /// term still means visiting every event carrying it; so counts are also kept per searcher
-    /// generation (any index commit starts afresh). While scheduled records exist a count
+    /// term still means visiting every event carrying it; so counts are also kept per snapshot
+    /// generation (any write starts afresh). While scheduled records exist a count
     /// also depends on `now` (a due `future` event counts as published) and is not kept.
     pub(crate) fn term_counts(
         &self,
@@ -261,7 +263,7 @@ impl SearchIndex {
         now: i64,
     ) -> IndexResult<HashMap<u64, u64>> {
         let live = self.live();
-        let searcher = live.reader.searcher();
+        let searcher = live.current();
         let key = if kind == Kind::Category {
             Key::Category
         } else {
@@ -269,7 +271,7 @@ impl SearchIndex {
         };
         let any_scheduled = self.any_scheduled();
         let keep = !any_scheduled;
-        let generation = searcher.generation().generation_id();
+        let generation = searcher.generation();
         let mut counts = HashMap::with_capacity(ids.len());
         let mut missing = Vec::new();
         {

@@ -23,13 +23,14 @@
 
 use super::docs::{month_seconds, ID_SPAN};
 use super::filters::{words_for, ColumnBound, FilteredQuery};
+use super::snapshot::Snapshot;
 use super::Hits;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use tantivy::index::SegmentId;
 use tantivy::postings::TermInfo;
 use tantivy::schema::{Field, IndexRecordOption};
-use tantivy::{DocId, DocSet, Searcher, SegmentReader, TERMINATED};
+use tantivy::{DocId, DocSet, SegmentReader, TERMINATED};
 
 /// Below this many matches the month walk saves nothing: every match is read and ordered.
 const WALK_MIN_MATCHES: usize = 2048;
@@ -203,7 +204,7 @@ impl SegmentMatches<'_> {
 pub(crate) fn page(
     query: &FilteredQuery,
     months: &MonthTerms,
-    searcher: &Searcher,
+    searcher: &Snapshot,
     offset: usize,
     limit: usize,
 ) -> tantivy::Result<Option<Hits>> {
@@ -220,7 +221,8 @@ pub(crate) fn page(
     let mut segments = Vec::new();
     let mut total = 0;
     for reader in searcher.segment_readers() {
-        let Some(matches) = segment_matches(query, months, reader, &live)? else {
+        let hidden = searcher.hidden_in(reader.segment_id()).unwrap_or_default();
+        let Some(matches) = segment_matches(query, months, reader, hidden, &live)? else {
             return Ok(None);
         };
         total += count(matches.words.iter().copied());
@@ -336,12 +338,13 @@ fn count(words: impl Iterator<Item = u64>) -> usize {
     words.map(|w| w.count_ones() as usize).sum()
 }
 
-/// A segment's exact matches: filters, live documents, and date bounds applied through the
-/// month table (see the module documentation).
+/// A segment's exact matches: filters, live documents (neither deleted nor `hidden`, sorted),
+/// and date bounds applied through the month table (see the module documentation).
 fn segment_matches<'a>(
     query: &FilteredQuery,
     terms: &MonthTerms,
     reader: &'a SegmentReader,
+    hidden: &[DocId],
     live: &[SegmentId],
 ) -> tantivy::Result<Option<SegmentMatches<'a>>> {
     let Some(table) = MonthTable::load(query, terms, reader, live)? else {
@@ -354,6 +357,9 @@ fn segment_matches<'a>(
         for (at, word) in words.iter_mut().enumerate() {
             *word &= u64::from_le_bytes(live.tinyset(at as u32).into_bytes());
         }
+    }
+    for doc in hidden {
+        words[(doc / 64) as usize] &= !(1 << (doc % 64));
     }
     let bounds = &query.plan().bounds;
     let (shortest, longest) = if bounds.iter().any(|b| b.column == "end_local") {
@@ -551,7 +557,7 @@ mod tests {
         even: bool,
     }
 
-    /// Events over three years in three segments (some deleted), and every page of a few plans
+    /// Events over three years in three segments (some deleted, some hidden), and every page of a few plans
     /// compared with the matches ordered by hand: bounds on either date, inside, across and
     /// outside months, pages before, across and past the end, lists small and large.
     #[test]
@@ -600,8 +606,19 @@ mod tests {
             writer.delete_term(Term::from_field_u64(id, n));
         }
         writer.commit().unwrap();
-        let searcher = index.reader().unwrap().searcher();
-        assert!(searcher.segment_readers().len() > 1);
+        let committed = index.reader().unwrap().searcher();
+        assert!(committed.segment_readers().len() > 1);
+        // Newer writes replace every thirteenth event (they are hidden, as the overlay hides
+        // the committed documents of the records it holds).
+        let mut hidden = super::super::snapshot::Hidden::new();
+        for reader in committed.segment_readers() {
+            let ids = reader.fast_fields().u64("id").unwrap();
+            let docs: Vec<DocId> = (0..reader.max_doc())
+                .filter(|doc| ids.first(*doc).is_some_and(|n| n % 13 == 0))
+                .collect();
+            hidden.insert(reader.segment_id(), Arc::new(docs));
+        }
+        let searcher = Snapshot::new(committed, None, Arc::new(hidden), 0);
         let months = MonthTerms {
             field: keys,
             prefix: "month:".into(),
@@ -720,7 +737,8 @@ mod tests {
             let query = plan.into_query(&cache);
             let mut expected: Vec<&Event> = events
                 .iter()
-                .filter(|e| e.id % 11 != 0 && even.is_none_or(|even| e.even == even))
+                .filter(|e| e.id % 11 != 0 && e.id % 13 != 0)
+                .filter(|e| even.is_none_or(|even| e.even == even))
                 .filter(|e| {
                     bounds.iter().all(|(column, lower, upper)| {
                         let value = if *column == "start_local" {
