@@ -39,7 +39,10 @@ const WALK_MIN_MATCHES: usize = 2048;
 /// million events) is left to the ordinary query, which needs no table.
 const MAX_MONTH_TABLE_BYTES: usize = 32 << 20;
 
-/// The filter cache's keys of a segment's month table.
+/// The filter cache's keys of a segment's month table: its months and their event counts
+/// (read from the term dictionary once, not per list), their cumulative bitsets, their events
+/// in start order.
+const MONTHS_KEY: &str = "start months: months and counts";
 const CUMULATIVE_KEY: &str = "start months: cumulative bitsets";
 const SORTED_KEY: &str = "start months: events in start order";
 
@@ -78,14 +81,21 @@ impl MonthTable {
         reader: &SegmentReader,
         live: &[SegmentId],
     ) -> tantivy::Result<Option<MonthTable>> {
-        let present = segment_months(terms, reader)?;
+        let segment = reader.segment_id();
+        let counted = query.cache().pinned(segment, MONTHS_KEY, live, || {
+            Ok(segment_months(terms, reader)?
+                .iter()
+                .flat_map(|(month, info)| [*month as u64, u64::from(info.doc_freq)])
+                .collect())
+        })?;
+        let months: Vec<i64> = counted.iter().step_by(2).map(|m| *m as i64).collect();
         let words = words_for(reader.max_doc());
-        let documents: usize = present.values().map(|i| i.doc_freq as usize).sum();
-        if present.len() * words * 8 + documents * 12 > MAX_MONTH_TABLE_BYTES {
+        let documents: usize = counted.iter().skip(1).step_by(2).map(|n| *n as usize).sum();
+        if months.len() * words * 8 + documents * 12 > MAX_MONTH_TABLE_BYTES {
             return Ok(None);
         }
-        let segment = reader.segment_id();
         let cumulative = query.cache().pinned(segment, CUMULATIVE_KEY, live, || {
+            let present = segment_months(terms, reader)?;
             let mut table = vec![0u64; present.len() * words];
             let mut so_far = vec![0u64; words];
             for (at, info) in present.values().enumerate() {
@@ -101,6 +111,7 @@ impl MonthTable {
                 .fast_fields()
                 .i64("order_start")?
                 .first_or_default_col(0);
+            let present = segment_months(terms, reader)?;
             let mut offsets = vec![0u64];
             let mut pairs: Vec<(i64, DocId)> = Vec::with_capacity(documents);
             for info in present.values() {
@@ -121,7 +132,7 @@ impl MonthTable {
             Ok(data)
         })?;
         Ok(Some(MonthTable {
-            months: present.into_keys().collect(),
+            months,
             words,
             cumulative,
             sorted,
