@@ -18,6 +18,7 @@ pub mod http;
 pub mod index;
 pub mod metrics;
 pub mod model;
+mod priority;
 pub mod server;
 pub mod service;
 pub mod store;

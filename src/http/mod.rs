@@ -238,7 +238,7 @@ pub fn filter(
 /// leads.
 #[allow(clippy::too_many_arguments)]
 async fn process<S, B>(
-    state: &AppState,
+    state: &Arc<AppState>,
     client: IpAddr,
     method: Method,
     path: &str,
@@ -620,35 +620,52 @@ async fn wait_for_position(store: &Store, value: &HeaderValue) -> Result<(), Api
     Ok(())
 }
 
-/// Runs a handler under `block_in_place`: the async worker's other connections move to another
-/// thread while it runs. Running handlers on the async workers themselves was measured against
-/// this under overload (docs/performance.md, "Overload"): no connection was lost either way, but
-/// it served 14–23 % fewer lists per second at 100,000 events on a busy machine (a thread per
-/// core gets less of the cores than many) and `/healthz` waited behind the lists.
+/// Runs a read handler under `block_in_place`: the async worker's other connections move to
+/// another thread while it runs. Running handlers on the async workers themselves was measured
+/// against this under overload (docs/performance.md, "Overload"): no connection was lost either
+/// way, but it served 14–23 % fewer lists per second at 100,000 events on a busy machine (a
+/// thread per core gets less of the cores than many) and `/healthz` waited behind the lists.
+/// Writes run on the writers' threads (see [`writers`]).
 async fn run_blocking(
-    state: &AppState,
+    state: &Arc<AppState>,
     context: Context,
     handler: routes::Handler,
 ) -> (Result<ApiResponse, ApiError>, Option<u64>) {
-    // A read waits for its slot without holding a thread. Writes are not bounded: they spend
-    // their time waiting for the index commit they share with other writes, not on a core.
-    let _slot = match context.method {
-        Method::GET | Method::HEAD => Some(
-            state
-                .reads
-                .acquire()
-                .await
-                .expect("the read semaphore is never closed"),
-        ),
-        _ => None,
-    };
-    // The state outlives every request (it is owned by the server for its whole life), but
-    // `spawn_blocking` needs 'static data; `block_in_place` keeps the borrow. The position of
-    // the request's write is read on the thread that made it.
-    tokio::task::block_in_place(|| {
+    // The position of the request's write is read on the thread that made it.
+    let run = move |state: &AppState, context: Context| {
         Store::take_written_position();
         let outcome = handler(state, &context);
         (outcome, Store::take_written_position())
+    };
+    if !matches!(context.method, Method::GET | Method::HEAD) {
+        // Writes are not bounded: they spend their time waiting for the index, not on a core.
+        let state = state.clone();
+        return match writers().spawn_blocking(move || run(&state, context)).await {
+            Ok(done) => done,
+            Err(e) => std::panic::resume_unwind(e.into_panic()),
+        };
+    }
+    // A read waits for its slot without holding a thread.
+    let _slot = state
+        .reads
+        .acquire()
+        .await
+        .expect("the read semaphore is never closed");
+    tokio::task::block_in_place(|| run(state, context))
+}
+
+/// The threads of write handlers: a pool that grows as writes wait (each one waits for the
+/// index to hold it, so 64 concurrent writers share index work), whose threads run at a lower
+/// priority than the async workers (see `crate::priority`). Never dropped: a runtime may not be
+/// dropped from async code.
+fn writers() -> &'static tokio::runtime::Runtime {
+    static WRITERS: std::sync::OnceLock<tokio::runtime::Runtime> = std::sync::OnceLock::new();
+    WRITERS.get_or_init(|| {
+        tokio::runtime::Builder::new_current_thread()
+            .thread_name("writer")
+            .on_thread_start(crate::priority::yield_to_readers)
+            .build()
+            .expect("building the writers' thread pool")
     })
 }
 

@@ -85,7 +85,7 @@ impl Indexer {
             std::thread::Builder::new()
                 .name("indexer".into())
                 .spawn(move || {
-                    yield_to_readers();
+                    crate::priority::yield_to_readers();
                     run(&shared, &store, &index, commit)
                 })
                 .expect("spawning the indexer thread")
@@ -123,25 +123,6 @@ impl Indexer {
 impl Drop for Indexer {
     fn drop(&mut self) {
         self.shutdown();
-    }
-}
-
-/// The indexer thread's nice value: when requests and index commits both want the CPU, the
-/// requests go first (docs/performance.md, "Writes"). Writes then wait longer under a read
-/// load, instead of every read waiting behind a commit; alone they run as fast as before.
-const INDEXER_NICE: libc::c_int = 10;
-
-/// Lowers the calling thread's scheduling priority to [`INDEXER_NICE`] (on Linux each thread has
-/// its own nice value). A refusal leaves it as it was.
-fn yield_to_readers() {
-    #[cfg(target_os = "linux")]
-    // SAFETY: gettid has no preconditions; setpriority on the calling thread's own ID only
-    // changes how it is scheduled.
-    unsafe {
-        let thread = libc::syscall(libc::SYS_gettid) as libc::id_t;
-        if libc::setpriority(libc::PRIO_PROCESS, thread, INDEXER_NICE) != 0 {
-            tracing::debug!("the indexer thread keeps its priority");
-        }
     }
 }
 
