@@ -37,14 +37,12 @@ enum Damage {
     Zeroed,
 }
 
-/// Whether a segment file was written in `index` since `since`.
-fn written_since(index: &Path, since: SystemTime) -> bool {
-    std::fs::read_dir(index).unwrap().any(|entry| {
-        let entry = entry.unwrap();
-        let name = entry.file_name().to_string_lossy().into_owned();
-        !(name.starts_with('.') || name == "meta.json")
-            && entry.metadata().unwrap().modified().unwrap() >= since
-    })
+/// Whether an index commit was published in `index` since `since` (its `meta.json`, which
+/// names the commit's segment files, is replaced by every commit).
+fn committed_since(index: &Path, since: SystemTime) -> bool {
+    std::fs::metadata(index.join("meta.json"))
+        .and_then(|m| m.modified())
+        .is_ok_and(|modified| modified >= since)
 }
 
 fn damage_index_files(index: &Path, since: SystemTime, damage: Damage) -> usize {
@@ -99,9 +97,13 @@ fn acknowledged_writes_survive(damage: Damage) {
     // The newest writes are searchable from memory first; wait for the commit that writes
     // their index files (docs/architecture.md, "Consistency").
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    while !written_since(&dir.join("index"), since) && std::time::Instant::now() < deadline {
+    while !committed_since(&dir.join("index"), since) && std::time::Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(20));
     }
+    assert!(
+        committed_since(&dir.join("index"), since),
+        "the index committed the writes"
+    );
     srv.signal("KILL");
     srv.wait_exit(Duration::from_secs(10));
     let damaged = damage_index_files(&dir.join("index"), since, damage);

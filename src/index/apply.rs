@@ -46,6 +46,9 @@ impl SearchIndex {
         commit: Commit,
     ) -> IndexResult<Option<u64>> {
         let _serialised = self.apply_lock.lock().expect("index apply lock");
+        // An online rebuild applies what was written meanwhile itself, beyond what the caller
+        // knows of: applied again, those records' documents would be committed twice.
+        let applied = applied.max(self.applied_position());
         self.apply_to(&self.live(), store, applied, commit)
     }
 

@@ -68,11 +68,14 @@ impl Live {
     }
 
     pub(super) fn set_view(&self, store: ReadTx, head: u64, searcher: Snapshot) {
-        *self.view.write().expect("view lock") = Some(View {
+        let view = Some(View {
             searcher,
             store: Arc::new(store),
             head,
         });
+        let replaced = std::mem::replace(&mut *self.view.write().expect("view lock"), view);
+        // Dropped after the lock: the last holder of the old view closes its store snapshot.
+        drop(replaced);
     }
 
     /// What a read searches with `overlay` on top of the last commit.
