@@ -23,7 +23,7 @@ use tantivy::{DocSet, Index, Searcher, SegmentReader, TantivyDocument, Term, TER
 
 /// Records the overlay holds at most: each write rebuilds its segment, whose cost grows with
 /// them, while a commit's cost hardly does (docs/performance.md, "Writes").
-const OVERLAY_RECORDS: usize = 32;
+const OVERLAY_RECORDS: usize = 16;
 
 /// Memory budget of the overlay's segment writer: sizes its term table, which is allocated
 /// and cleared for every build.
