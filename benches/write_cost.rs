@@ -15,7 +15,8 @@
 //!   calendar as generated.
 //! - Creates (`benches/wrk/post_event.lua`) at one writer (`-t1 -c1`) and four (`-t2 -c4`),
 //!   updates (`benches/wrk/patch_event.lua`: a new title for one of 50 existing events in turn)
-//!   at one writer: writes/s and the server's CPU time per write. The CPU time is the server
+//!   and deletes (`benches/wrk/delete_event.lua`: events the create runs added, each moved to
+//!   the trash once) at one writer: writes/s and the server's CPU time per write. The CPU time is the server
 //!   process's user + system time from `/proc/<pid>/stat`, read before the run and again once
 //!   the run has settled; it is divided by the writes the server acknowledged (the growth of
 //!   the `position` of its `/healthz`).
@@ -187,6 +188,17 @@ fn measure(events: usize, seconds: u64) -> Value {
             &[("ALMANAC_BENCH_CATEGORY", &category)],
         )
     };
+    let delete = |threads: u32, connections: u32, seconds: u64, ids: &str| {
+        wrk_command(
+            &scripts.join("delete_event.lua"),
+            &events_url,
+            threads,
+            connections,
+            seconds,
+            &[&auth],
+            &[("ALMANAC_BENCH_IDS", ids)],
+        )
+    };
     let update = |threads: u32, connections: u32, seconds: u64| {
         wrk_command(
             &scripts.join("patch_event.lua"),
@@ -265,15 +277,33 @@ fn measure(events: usize, seconds: u64) -> Value {
 
     // Writes, with the server's CPU time.
     let mut writes = Vec::new();
-    for (name, threads, connections) in [("create", 1, 1), ("create", 2, 4), ("update", 1, 1)] {
-        // A single request first: a create must answer 201, an update 200.
-        check_write(&client, &base, name, p.category, p.update_ids[0]);
+    let runs = [
+        ("create", 1, 1),
+        ("create", 2, 4),
+        ("update", 1, 1),
+        ("delete", 1, 1),
+    ];
+    for (name, threads, connections) in runs {
+        // The events the create runs added, for the delete run (each deleted once).
+        let doomed = if name == "delete" {
+            benchmark_events(&client, &events_url, seconds as usize * 2000)
+        } else {
+            Vec::new()
+        };
+        // A single request first: a create must answer 201, an update and a delete 200.
+        let target = doomed.last().copied().unwrap_or(p.update_ids[0]);
+        check_write(&client, &base, name, p.category, target);
+        let ids = doomed[..doomed.len().saturating_sub(1)]
+            .iter()
+            .map(u64::to_string)
+            .collect::<Vec<_>>()
+            .join(",");
         let before = list_total(&client, &format!("{events_url}?{ALL_EVENTS}"), true);
         let m = measured(&server, &client, || {
-            let mut command = if name == "create" {
-                create(threads, connections, seconds)
-            } else {
-                update(threads, connections, seconds)
+            let mut command = match name {
+                "create" => create(threads, connections, seconds),
+                "update" => update(threads, connections, seconds),
+                _ => delete(threads, connections, seconds, &ids),
             };
             wrk_report(&run(&mut command))
         });
@@ -455,9 +485,39 @@ fn list_total(client: &Client, url: &str, administrator: bool) -> u64 {
         .unwrap_or_else(|| panic!("{url}: no X-Cal-Total"))
 }
 
-/// One create or update like the Lua scripts send: a create must answer 201, an update 200.
+/// The IDs of up to `most` events the create runs added (titled "Benchmark concert …", in
+/// 2027), as an administrator lists them.
+fn benchmark_events(client: &Client, events_url: &str, most: usize) -> Vec<u64> {
+    let mut ids = Vec::new();
+    for page in 1.. {
+        let url = format!(
+            "{events_url}?search=benchmark+concert&start_date=2027-01-01&end_date=2027-12-31&per_page=50&page={page}"
+        );
+        let r = client
+            .get(&url)
+            .basic_auth(ADMIN, Some(PASSWORD))
+            .send()
+            .expect("request");
+        if !r.status().is_success() {
+            break;
+        }
+        let body: Value = r.json().expect("JSON");
+        let listed = body["events"].as_array().cloned().unwrap_or_default();
+        ids.extend(listed.iter().filter_map(|e| e["id"].as_u64()));
+        if listed.len() < 50 || ids.len() >= most {
+            break;
+        }
+    }
+    ids.truncate(most);
+    assert!(!ids.is_empty(), "the create runs added no event to delete");
+    ids
+}
+
+/// One write like the Lua scripts send: a create must answer 201, an update and a delete 200.
 fn check_write(client: &Client, base: &str, kind: &str, category: u64, id: u64) {
-    let (request, expected) = if kind == "create" {
+    let (request, expected) = if kind == "delete" {
+        (client.delete(format!("{base}/events/{id}")), 200)
+    } else if kind == "create" {
         let body = json!({
             "title": "Benchmark concert check",
             "start_date": "2027-01-01 19:00:00",
