@@ -6,13 +6,11 @@
 
 local dir = debug.getinfo(1, "S").source:match("^@(.*/)") or "./"
 dofile(dir .. "report.lua")
+dofile(dir .. "ids.lua")
 
 local threads = {}
 local counter = 0
-local ids = {}
-for id in (os.getenv("ALMANAC_BENCH_IDS") or ""):gmatch("%d+") do
-   table.insert(ids, id)
-end
+local ids = event_ids()
 
 function setup(thread)
    thread:set("thread_number", #threads + 1)
