@@ -119,11 +119,28 @@ struct RadiusVenues {
 /// Radius filters kept per generation at most (distinct points beyond it start over).
 const RADIUS_FILTERS_KEPT: usize = 256;
 
-/// Published-event counts per term, valid for the snapshot generation they were counted in.
+/// Published-event counts per term: in the snapshot of generation `generation`, and in the
+/// index commit `commit` without the overlay's change.
 #[derive(Default)]
 struct TermCounts {
     generation: u64,
-    counts: HashMap<(Kind, u64), u64>,
+    current: HashMap<(Kind, u64), u64>,
+    commit: u64,
+    committed: HashMap<(Kind, u64), u64>,
+}
+
+impl TermCounts {
+    /// Forgets the counts of other snapshots and commits than these.
+    fn start(&mut self, commit: u64, generation: u64) {
+        if self.generation != generation {
+            self.generation = generation;
+            self.current.clear();
+        }
+        if self.commit != commit {
+            self.commit = commit;
+            self.committed.clear();
+        }
+    }
 }
 
 /// Something a record's representation is derived from. A representation built from a view

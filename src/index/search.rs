@@ -253,9 +253,10 @@ impl SearchIndex {
     /// a write, the new segment.
     ///
     /// Every event representation embeds its terms with their counts, and counting a popular
-    /// term still means visiting every event carrying it; so counts are also kept per snapshot
-    /// generation (any write starts afresh). While scheduled records exist a count
-    /// also depends on `now` (a due `future` event counts as published) and is not kept.
+    /// term still means visiting every event carrying it; so the last index commit's counts are
+    /// kept until the next commit, and the overlay's change is added to them. While scheduled
+    /// records exist a count also depends on `now` (a due `future` event counts as published)
+    /// and is not kept.
     pub(crate) fn term_counts(
         &self,
         kind: Kind,
@@ -270,22 +271,35 @@ impl SearchIndex {
             Key::Tag
         };
         let any_scheduled = self.any_scheduled();
-        let keep = !any_scheduled;
-        let generation = searcher.generation();
+        let query_of = |id: u64| {
+            planner::published_events_with(&self.fields, key, id, now, any_scheduled)
+                .into_query(&live.filter_cache)
+        };
         let mut counts = HashMap::with_capacity(ids.len());
+        if any_scheduled {
+            // Matches depend on the clock: nothing is kept.
+            for id in ids {
+                let count = searcher.search(&query_of(*id), &Count)? as u64;
+                counts.insert(*id, count);
+            }
+            return Ok(counts);
+        }
+        // A count is kept for the snapshot it was counted in, and its part in the last index
+        // commit until the next commit: after a write, only the overlay's change to it is
+        // counted (a handful of documents).
+        let (commit, generation) = (searcher.committed_generation(), searcher.generation());
+        let mut in_commit = Vec::new();
         let mut missing = Vec::new();
         {
             let mut kept = live.term_counts.lock().expect("term count lock");
-            if kept.generation != generation {
-                kept.generation = generation;
-                kept.counts.clear();
-            }
+            kept.start(commit, generation);
             for id in ids {
-                match kept.counts.get(&(kind, *id)).filter(|_| keep) {
-                    Some(count) => {
-                        counts.insert(*id, *count);
-                    }
-                    None => missing.push(*id),
+                if let Some(count) = kept.current.get(&(kind, *id)) {
+                    counts.insert(*id, *count);
+                } else if let Some(count) = kept.committed.get(&(kind, *id)) {
+                    in_commit.push((*id, *count));
+                } else {
+                    missing.push(*id);
                 }
             }
         }
@@ -293,18 +307,23 @@ impl SearchIndex {
         // instead of one after another.
         let mut counted = Vec::with_capacity(missing.len());
         for id in missing {
-            let query = planner::published_events_with(&self.fields, key, id, now, any_scheduled)
-                .into_query(&live.filter_cache);
-            let count = searcher.search(&query, &Count)? as u64;
-            counts.insert(id, count);
+            let count = searcher.count_committed(&query_of(id))?;
             counted.push((id, count));
+            in_commit.push((id, count));
         }
-        if keep && !counted.is_empty() {
-            let mut kept = live.term_counts.lock().expect("term count lock");
-            if kept.generation == generation {
-                kept.counts
-                    .extend(counted.into_iter().map(|(id, count)| ((kind, id), count)));
-            }
+        let mut current = Vec::with_capacity(in_commit.len());
+        for (id, count) in in_commit {
+            let count = count.saturating_add_signed(searcher.overlay_count_change(&query_of(id))?);
+            counts.insert(id, count);
+            current.push(((kind, id), count));
+        }
+        let mut kept = live.term_counts.lock().expect("term count lock");
+        if kept.commit == commit {
+            kept.committed
+                .extend(counted.into_iter().map(|(id, count)| ((kind, id), count)));
+        }
+        if kept.generation == generation {
+            kept.current.extend(current);
         }
         Ok(counts)
     }

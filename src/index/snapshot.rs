@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use tantivy::collector::Collector;
+use tantivy::collector::{Collector, Count};
 use tantivy::index::SegmentId;
 use tantivy::query::{
     Bm25StatisticsProvider, EnableScoring, Exclude, ExclusionSet, Explanation, Query, Scorer,
@@ -60,6 +60,48 @@ impl Snapshot {
 
     pub(crate) fn generation(&self) -> u64 {
         self.inner.generation
+    }
+
+    /// Identifies the last index commit this snapshot searches: unlike [`Snapshot::generation`],
+    /// it stays the same while only the overlay changes.
+    pub(crate) fn committed_generation(&self) -> u64 {
+        self.inner.committed.generation().generation_id()
+    }
+
+    /// How many documents of the last index commit match `query`, hidden ones included.
+    pub(crate) fn count_committed(&self, query: &dyn Query) -> tantivy::Result<u64> {
+        Ok(self.inner.committed.search(query, &Count)? as u64)
+    }
+
+    /// What the overlay adds to the count of `query`'s matches in the last index commit: its
+    /// own matches, less the hidden committed documents that match.
+    pub(crate) fn overlay_count_change(&self, query: &dyn Query) -> tantivy::Result<i64> {
+        let committed = self.inner.committed.segment_readers();
+        let overlay = &self.inner.readers[committed.len()..];
+        if overlay.is_empty() && self.inner.hidden.is_empty() {
+            return Ok(0);
+        }
+        let weight = query.weight(EnableScoring::disabled_from_searcher(&self.inner.committed))?;
+        let mut change = 0i64;
+        for reader in overlay {
+            change += i64::from(weight.count(reader)?);
+        }
+        for reader in committed {
+            let Some(docs) = self.inner.hidden.get(&reader.segment_id()) else {
+                continue;
+            };
+            let alive = reader.alive_bitset();
+            let mut scorer = weight.scorer(reader, 1.0)?;
+            for &doc in docs.iter() {
+                if scorer.doc() < doc {
+                    scorer.seek(doc);
+                }
+                if scorer.doc() == doc && alive.is_none_or(|a| a.is_alive(doc)) {
+                    change -= 1;
+                }
+            }
+        }
+        Ok(change)
     }
 
     /// The documents of `segment` that newer writes replace (sorted), if any.
