@@ -13,15 +13,49 @@ const WRITER_MEMORY: usize = 64 * 1024 * 1024;
 const LIVE_WRITER_THREADS: usize = 1;
 
 /// Segments below this many documents form the lowest merge level of the serving index.
-/// Every acknowledged write commits a segment of a few documents; with tantivy's default
+/// Every few acknowledged writes commit a segment of a few documents; with tantivy's default
 /// (10,000) each merge of those also rewrote the largest segment under that size, so at a few
-/// thousand events every eighth create paid for rewriting the whole index.
+/// thousand events every eighth commit paid for rewriting the whole index.
 const LIVE_MIN_LAYER_DOCS: u32 = 100;
 
-pub(super) fn live_merge_policy() -> tantivy::indexer::LogMergePolicy {
-    let mut policy = tantivy::indexer::LogMergePolicy::default();
-    policy.set_min_layer_size(LIVE_MIN_LAYER_DOCS);
-    policy
+/// Segments up to this many documents are merged as soon as two of about the same size exist
+/// (larger ones as tantivy does by default, eight at a time). Every read visits every segment,
+/// and under a stream of writes tantivy's default let a dozen small segments pile up beside
+/// the large ones, which made each read a third dearer; merging small segments in pairs costs
+/// the writes little (see docs/performance.md, "Writes").
+const SMALL_SEGMENT_DOCS: u32 = 10_000;
+
+/// How the serving index merges its segments: small ones in pairs, large ones as tantivy's
+/// default policy does.
+#[derive(Debug)]
+pub(super) struct LiveMergePolicy {
+    small: tantivy::indexer::LogMergePolicy,
+    large: tantivy::indexer::LogMergePolicy,
+}
+
+pub(super) fn live_merge_policy() -> LiveMergePolicy {
+    let mut small = tantivy::indexer::LogMergePolicy::default();
+    small.set_min_layer_size(LIVE_MIN_LAYER_DOCS);
+    small.set_min_num_segments(2);
+    LiveMergePolicy {
+        small,
+        large: tantivy::indexer::LogMergePolicy::default(),
+    }
+}
+
+impl tantivy::indexer::MergePolicy for LiveMergePolicy {
+    fn compute_merge_candidates(
+        &self,
+        segments: &[tantivy::index::SegmentMeta],
+    ) -> Vec<tantivy::indexer::MergeCandidate> {
+        let (small, large): (Vec<_>, Vec<_>) = segments
+            .iter()
+            .cloned()
+            .partition(|segment| segment.num_docs() <= SMALL_SEGMENT_DOCS);
+        let mut candidates = self.small.compute_merge_candidates(&small);
+        candidates.extend(self.large.compute_merge_candidates(&large));
+        candidates
+    }
 }
 
 /// Memory for cached filter bitsets: one bit per document per filter and segment, so 125 KB
@@ -48,8 +82,17 @@ impl Live {
             .reader_builder()
             .reload_policy(ReloadPolicy::Manual)
             .try_into()?;
-        let writer: IndexWriter =
-            index.writer_with_num_threads(LIVE_WRITER_THREADS, WRITER_MEMORY)?;
+        // Created on a thread of the writers' priority, which the writer's merge and
+        // segment-updater threads inherit.
+        let writer: IndexWriter = std::thread::scope(|scope| {
+            scope
+                .spawn(|| {
+                    crate::priority::yield_to_readers();
+                    index.writer_with_num_threads(LIVE_WRITER_THREADS, WRITER_MEMORY)
+                })
+                .join()
+                .expect("creating the index writer does not panic")
+        })?;
         writer.set_merge_policy(Box::new(live_merge_policy()));
         // Drops the files just removed from tantivy's list of managed files.
         writer.garbage_collect_files().wait()?;
