@@ -640,7 +640,11 @@ async fn run_blocking(
     if !matches!(context.method, Method::GET | Method::HEAD) {
         // Writes are not bounded: they spend their time waiting for the index, not on a core.
         let state = state.clone();
-        return match writers().spawn_blocking(move || run(&state, context)).await {
+        let write = move || {
+            crate::priority::defer_to_reads();
+            run(&state, context)
+        };
+        return match writers().spawn_blocking(write).await {
             Ok(done) => done,
             Err(e) => std::panic::resume_unwind(e.into_panic()),
         };
@@ -651,6 +655,7 @@ async fn run_blocking(
         .acquire()
         .await
         .expect("the read semaphore is never closed");
+    let _reading = crate::priority::reading();
     tokio::task::block_in_place(|| run(state, context))
 }
 
