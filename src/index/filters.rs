@@ -21,7 +21,7 @@
 use std::collections::HashMap;
 use std::ops::{Bound, RangeBounds};
 use std::sync::{Arc, Mutex};
-use tantivy::columnar::Cardinality;
+use tantivy::columnar::{Cardinality, Column};
 use tantivy::index::SegmentId;
 use tantivy::query::doc_predicate_query::{DocPredicateQuery, FunctionPredicate};
 use tantivy::query::{
@@ -49,8 +49,13 @@ pub(crate) struct ColumnBound {
 
 impl ColumnBound {
     /// Clears the bits of the documents whose value is out of bounds or missing.
-    pub(super) fn apply(&self, reader: &SegmentReader, words: &mut [u64]) -> tantivy::Result<()> {
-        let column = reader.fast_fields().i64(self.column)?;
+    pub(super) fn apply(
+        &self,
+        cache: &FilterCache,
+        reader: &SegmentReader,
+        words: &mut [u64],
+    ) -> tantivy::Result<()> {
+        let column = cache.i64_column(reader, self.column)?;
         let (low, high) = self.inclusive();
         // A full column (a value in every document) is read directly, a word's documents at a
         // time (one dynamic call per 64 documents); others through their index of present rows.
@@ -183,7 +188,13 @@ pub(crate) struct FilterCache {
     entries: Mutex<Entries>,
     /// Facts of a segment that are costly to rebuild (see [`FilterCache::pinned`]).
     pinned: Mutex<HashMap<(SegmentId, &'static str), SegmentWords>>,
+    /// Opened fast-field columns (see [`FilterCache::i64_column`]).
+    columns: Mutex<HashMap<(SegmentId, &'static str), Column<i64>>>,
 }
+
+/// Opened columns kept at most: a few per segment (merged-away segments' also go when a new
+/// segment's facts are pinned).
+const MAX_COLUMNS: usize = 1024;
 
 type SegmentWords = Arc<Vec<u64>>;
 
@@ -200,7 +211,29 @@ impl FilterCache {
             budget,
             entries: Mutex::new(Entries::default()),
             pinned: Mutex::new(HashMap::new()),
+            columns: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// The segment's i64 fast-field column `name`. Opening a column reads its header and, for
+    /// some encodings, the parameters of every block of values; reads did that for every
+    /// segment they visited, and a stream of writes keeps more segments around.
+    pub(super) fn i64_column(
+        &self,
+        reader: &SegmentReader,
+        name: &'static str,
+    ) -> tantivy::Result<Column<i64>> {
+        let key = (reader.segment_id(), name);
+        if let Some(column) = self.columns.lock().expect("filter cache lock").get(&key) {
+            return Ok(column.clone());
+        }
+        let column = reader.fast_fields().i64(name)?;
+        let mut columns = self.columns.lock().expect("filter cache lock");
+        if columns.len() >= MAX_COLUMNS {
+            columns.clear();
+        }
+        columns.insert(key, column.clone());
+        Ok(column)
     }
 
     fn get(&self, segment: SegmentId, key: &str) -> Option<Arc<Vec<u64>>> {
@@ -240,6 +273,10 @@ impl FilterCache {
             .lock()
             .expect("filter cache lock")
             .retain(|(kept, _), _| *kept != segment);
+        self.columns
+            .lock()
+            .expect("filter cache lock")
+            .retain(|(kept, _), _| *kept != segment);
     }
 
     /// The matches of `query` in the segment, one bit per document (deleted ones included).
@@ -267,8 +304,9 @@ impl FilterCache {
     }
 
     /// Words derived from a segment alone that cost much more than a filter to rebuild (the
-    /// month tables of `start_order`, which sort the segment): outside the filters' budget, kept while their segment is among
-    /// `live` (the segments being searched), so a burst of new filters never drops them.
+    /// month tables of `start_order`, which sort the segment): outside the filters' budget,
+    /// kept while their segment is among `live` (the segments being searched), so a burst of
+    /// new filters never drops them.
     pub(super) fn pinned(
         &self,
         segment: SegmentId,
@@ -289,6 +327,12 @@ impl FilterCache {
         let mut pinned = self.pinned.lock().expect("filter cache lock");
         pinned.retain(|(segment, _), _| live.contains(segment));
         pinned.insert((segment, key), words.clone());
+        drop(pinned);
+        // Merged-away segments' columns go too: they keep the segment's files mapped.
+        self.columns
+            .lock()
+            .expect("filter cache lock")
+            .retain(|(segment, _), _| live.contains(segment));
         Ok(words)
     }
 }
@@ -394,7 +438,7 @@ impl Weight for FilteredWeight {
     fn scorer(&self, reader: &SegmentReader, boost: Score) -> tantivy::Result<Box<dyn Scorer>> {
         let mut words = filter_words(&self.keys, &self.plan, &self.cache, reader)?;
         for bound in &self.plan.bounds {
-            bound.apply(reader, &mut words)?;
+            bound.apply(&self.cache, reader, &mut words)?;
         }
         let matches: Box<dyn Scorer> = Box::new(ConstScorer::new(BitsDocSet::new(words), boost));
         Ok(match &self.checks {

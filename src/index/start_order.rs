@@ -22,7 +22,7 @@
 //! query: their matches are not a bitset.
 
 use super::docs::{month_seconds, ID_SPAN};
-use super::filters::{words_for, ColumnBound, FilteredQuery};
+use super::filters::{words_for, ColumnBound, FilterCache, FilteredQuery};
 use super::snapshot::Snapshot;
 use super::Hits;
 use std::collections::BTreeMap;
@@ -242,7 +242,12 @@ pub(crate) fn page(
     let keys = if total <= WALK_MIN_MATCHES {
         let mut keys = Vec::with_capacity(total);
         for segment in &segments {
-            read_keys(segment.reader, segment.words.iter().copied(), &mut keys)?;
+            read_keys(
+                query.cache(),
+                segment.reader,
+                segment.words.iter().copied(),
+                &mut keys,
+            )?;
         }
         smallest(keys, offset, limit)
     } else {
@@ -323,13 +328,13 @@ fn smallest(mut keys: Vec<i64>, offset: usize, limit: usize) -> Vec<i64> {
 
 /// Appends the `order_start` of every document of `words`.
 fn read_keys(
+    cache: &FilterCache,
     reader: &SegmentReader,
     words: impl Iterator<Item = u64>,
     keys: &mut Vec<i64>,
 ) -> tantivy::Result<()> {
-    let column = reader
-        .fast_fields()
-        .i64("order_start")?
+    let column = cache
+        .i64_column(reader, "order_start")?
         .first_or_default_col(0);
     for_each_doc(words, |doc| keys.push(column.get_val(doc)));
     Ok(())
@@ -469,7 +474,7 @@ fn segment_matches<'a>(
             into[(doc / 64) as usize] |= words[(doc / 64) as usize] & (1 << (doc % 64));
         }
         for bound in &end_cuts {
-            bound.apply(reader, &mut unsure)?;
+            bound.apply(query.cache(), reader, &mut unsure)?;
         }
         for ((k, a), u) in kept.iter_mut().zip(&across).zip(&unsure) {
             *k |= a | u;
@@ -554,7 +559,7 @@ fn durations(
 mod tests {
     use super::*;
     use crate::index::docs::{month_of_seconds, ID_SPAN};
-    use crate::index::filters::{FilterCache, Plan};
+    use crate::index::filters::Plan;
     use rand::{rngs::StdRng, Rng, SeedableRng};
     use std::ops::{Bound, RangeBounds};
     use tantivy::query::TermQuery;
