@@ -640,10 +640,7 @@ async fn run_blocking(
     if !matches!(context.method, Method::GET | Method::HEAD) {
         // Writes are not bounded: they spend their time waiting for the index, not on a core.
         let state = state.clone();
-        let write = move || {
-            crate::priority::defer_to_reads();
-            run(&state, context)
-        };
+        let write = move || crate::priority::write_beside_reads(|| run(&state, context));
         return match writers().spawn_blocking(write).await {
             Ok(done) => done,
             Err(e) => std::panic::resume_unwind(e.into_panic()),
