@@ -1,5 +1,5 @@
 //! The scheduling priority of the threads that write (docs/performance.md, "Writes"): the
-//! indexer and the write handlers run at nice 10, so that when reads and writes both want a
+//! indexer, the index writer's merge threads and the write handlers run at nice 10, so that when reads and writes both want a
 //! CPU the reads go first. Writes then take longer under a read load, instead of every read
 //! waiting behind them; alone they run as fast as before. While reads are in progress, a
 //! write also waits for them to finish (for a moment), and writes are paced to a quarter of
