@@ -2,11 +2,14 @@
 
 use crate::config::{parse_listen, parse_public_url};
 use crate::datadir::DataDir;
+use crate::http::pages::settings::ViewKind;
+use crate::http::pages::Settings as PageSettings;
 use crate::index::SearchIndex;
 use crate::model::{Kind, Role};
 use crate::server::{self, data_dir_exit, Exit, ServeOptions};
 use crate::service::users::{self, UserError};
 use crate::store::Store;
+use crate::values::timezone::Zone;
 use clap::{Args, Parser, Subcommand};
 use std::io::BufRead;
 use std::net::SocketAddr;
@@ -29,6 +32,99 @@ struct DataDirArg {
     /// Data directory (created by `serve` and `user add` when missing).
     #[arg(long, env = "ALMANAC_DATA_DIR", default_value = "./almanac-data")]
     data_dir: PathBuf,
+}
+
+/// `serve`'s options of the public pages (docs/pages.md, "Settings").
+#[derive(Args)]
+struct PageArgs {
+    /// The site's name, in the pages' header and titles.
+    #[arg(long, env = "ALMANAC_SITE_NAME", default_value = "Events")]
+    site_name: String,
+    /// The URL of a logo shown beside the site's name.
+    #[arg(long, env = "ALMANAC_LOGO_URL")]
+    logo_url: Option<String>,
+    /// The pages' accent colour (`#rrggbb`, `#rgb` or a CSS colour name).
+    #[arg(long, env = "ALMANAC_ACCENT", default_value = "#1d5fbf", value_parser = parse_accent)]
+    accent: String,
+    /// The view of `/events/`: list, month, week or day.
+    #[arg(long, env = "ALMANAC_DEFAULT_VIEW", default_value = "list", value_parser = parse_view)]
+    default_view: ViewKind,
+    /// The first day of the week in the month and week views: monday or sunday (or any day).
+    #[arg(long, env = "ALMANAC_WEEK_START", default_value = "monday", value_parser = parse_weekday)]
+    week_start: chrono::Weekday,
+    /// The zone "today" is read in (an IANA name such as Europe/Lisbon, or UTC).
+    #[arg(long, env = "ALMANAC_TIME_ZONE", default_value = "UTC", value_parser = parse_zone)]
+    time_zone: Zone,
+    /// Events shown in a day of the month view before its "+ N more" link.
+    #[arg(long, env = "ALMANAC_MONTH_EVENTS_PER_DAY", default_value_t = 3, value_parser = clap::value_parser!(u16).range(1..=50))]
+    month_events_per_day: u16,
+    /// A CSS file appended to the built-in stylesheet.
+    #[arg(long, env = "ALMANAC_EXTRA_CSS")]
+    extra_css: Option<PathBuf>,
+    /// Origins (comma-separated, `https://host[:port]`) whose pages may frame `/embed/…`.
+    #[arg(long, env = "ALMANAC_EMBED_ORIGINS", value_delimiter = ',', value_parser = parse_origin)]
+    embed_origins: Vec<String>,
+    /// Origins (comma-separated) whose images the pages show besides the site's own.
+    #[arg(long, env = "ALMANAC_IMAGE_ORIGINS", value_delimiter = ',', value_parser = parse_origin)]
+    image_origins: Vec<String>,
+}
+
+impl PageArgs {
+    fn settings(self) -> Result<PageSettings, Exit> {
+        let extra_css = match &self.extra_css {
+            Some(path) => Some(std::fs::read_to_string(path).map_err(|e| {
+                Exit::new(
+                    2,
+                    format!("cannot read --extra-css {}: {e}", path.display()),
+                )
+            })?),
+            None => None,
+        };
+        Ok(PageSettings {
+            site_name: self.site_name,
+            logo_url: self.logo_url.filter(|u| !u.is_empty()),
+            accent: self.accent,
+            default_view: self.default_view,
+            week_start: self.week_start,
+            zone: self.time_zone,
+            month_events_per_day: usize::from(self.month_events_per_day),
+            extra_css,
+            embed_origins: self.embed_origins,
+            image_origins: self.image_origins,
+            ..PageSettings::default()
+        })
+    }
+}
+
+fn parse_accent(value: &str) -> Result<String, String> {
+    if crate::http::pages::settings::valid_accent(value) {
+        Ok(value.to_string())
+    } else {
+        Err("a colour as #rrggbb, #rgb or a CSS colour name".into())
+    }
+}
+
+fn parse_view(value: &str) -> Result<ViewKind, String> {
+    ViewKind::parse(value).ok_or_else(|| "one of list, month, week, day".to_string())
+}
+
+fn parse_weekday(value: &str) -> Result<chrono::Weekday, String> {
+    value
+        .parse()
+        .map_err(|_| "a day of the week (monday, sunday, …)".to_string())
+}
+
+fn parse_zone(value: &str) -> Result<Zone, String> {
+    Zone::parse(value).map_err(|_| "an IANA time zone name (Europe/Lisbon) or UTC".to_string())
+}
+
+fn parse_origin(value: &str) -> Result<String, String> {
+    let value = value.trim().trim_end_matches('/');
+    if crate::http::pages::settings::valid_origin(value) {
+        Ok(value.to_string())
+    } else {
+        Err(format!("{value:?} is not an origin (https://host[:port])"))
+    }
 }
 
 #[derive(Args)]
@@ -104,6 +200,8 @@ enum Command {
         /// `host=… user=…`) whose database holds the calendar's log.
         #[arg(long, env = "ALMANAC_CLUSTER_URL")]
         cluster: Option<String>,
+        #[command(flatten)]
+        pages: PageArgs,
     },
     /// Rebuild the search index from the store (refused while a server holds the directory).
     Reindex {
@@ -334,6 +432,7 @@ fn run(command: Command) -> Result<(), Exit> {
             public_url,
             demo,
             cluster,
+            pages,
         } => server::serve(ServeOptions {
             data_dir: data_dir.data_dir,
             listen,
@@ -341,6 +440,7 @@ fn run(command: Command) -> Result<(), Exit> {
             public_url,
             demo,
             cluster,
+            pages: pages.settings()?,
         }),
         Command::User { command } => run_user(command),
         Command::Cluster {

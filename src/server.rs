@@ -32,6 +32,8 @@ pub(crate) struct ServeOptions {
     pub demo: bool,
     /// Cluster mode: the PostgreSQL database holding the log.
     pub cluster: Option<String>,
+    /// The public pages' settings.
+    pub pages: crate::http::pages::Settings,
 }
 
 /// A failure with the exit code the contract gives it.
@@ -149,7 +151,8 @@ async fn run(
             &public_url,
             limits.body_read_timeout,
         )
-        .with_caches(caches),
+        .with_caches(caches)
+        .with_pages(options.pages.clone()),
     );
 
     let mut sigint = signal(SignalKind::interrupt()).map_err(|e| Exit::new(1, e))?;

@@ -8,7 +8,7 @@ fn markdown_files(dir: &Path, out: &mut Vec<PathBuf>) {
         let path = entry.expect("directory entry").path();
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
         if path.is_dir() {
-            if !matches!(name, "target" | ".git") {
+            if !matches!(name, "target" | ".git" | "node_modules") {
                 markdown_files(&path, out);
             }
         } else if name.ends_with(".md") {

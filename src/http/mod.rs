@@ -11,6 +11,7 @@ pub(crate) mod links;
 pub(crate) mod lists;
 pub(crate) mod meta;
 pub(crate) mod openapi;
+pub mod pages;
 pub mod params;
 mod parse_errors;
 pub(crate) mod render;
@@ -63,6 +64,8 @@ pub struct AppState {
     users_generation: std::sync::atomic::AtomicU64,
     /// Slots for read handlers running at once ([`READS_PER_CORE`] per core).
     reads: tokio::sync::Semaphore,
+    /// The public pages' settings and assets.
+    pub(crate) pages: pages::Pages,
 }
 
 /// Read handlers (`GET`, `HEAD`) running at once, per core. Unbounded, every read in progress
@@ -97,7 +100,14 @@ impl AppState {
             reads: tokio::sync::Semaphore::new(
                 READS_PER_CORE * std::thread::available_parallelism().map_or(1, |n| n.get()),
             ),
+            pages: pages::Pages::new(pages::Settings::default(), public_url),
         }
+    }
+
+    /// Shows the public pages with these settings instead of the defaults.
+    pub fn with_pages(mut self, settings: pages::Settings) -> AppState {
+        self.pages = pages::Pages::new(settings, &self.public_url);
+        self
     }
 
     /// Bounds the caches of whole answers as configured instead of the defaults.
@@ -273,6 +283,50 @@ where
     if target_len > MAX_TARGET_BYTES {
         return finish.error(&ApiError::uri_too_long());
     }
+    // The public pages and their assets: read as an anonymous visitor, whatever credentials
+    // the browser sends.
+    match &target {
+        Target::Asset(name) => return pages::asset(state, &finish, name),
+        Target::Page(segments) => {
+            let password = if method == Method::POST {
+                let limit = state.body_read_timeout;
+                match tokio::time::timeout(limit, body::read_limited(headers, body)).await {
+                    Ok(Ok(bytes)) => url::form_urlencoded::parse(&bytes)
+                        .find(|(name, _)| name == "password")
+                        .map(|(_, value)| value.into_owned()),
+                    Ok(Err(e)) => return finish.error(&e),
+                    Err(_elapsed) => return finish.error(&ApiError::request_timeout(limit)),
+                }
+            } else {
+                None
+            };
+            let _slot = state
+                .reads
+                .acquire()
+                .await
+                .expect("the read semaphore is never closed");
+            let _reading = crate::priority::reading();
+            return tokio::task::block_in_place(|| {
+                pages::serve(state, &finish, &method, segments, query, password, client)
+            });
+        }
+        Target::RestRoot { .. } if method == Method::GET && accepts_html(headers) => {
+            // Browsers go to the calendar; API clients (which ask for JSON) get the index.
+            let mut response = Response::new(Vec::new().into());
+            *response.status_mut() = warp::http::StatusCode::SEE_OTHER;
+            let to = format!("{}/events/", links.site());
+            if let Ok(v) = HeaderValue::from_str(&to) {
+                response
+                    .headers_mut()
+                    .insert(warp::http::header::LOCATION, v);
+            }
+            response
+                .headers_mut()
+                .insert(warp::http::header::VARY, HeaderValue::from_static("Accept"));
+            return response;
+        }
+        _ => {}
+    }
     // Step 2: credentials (not on /healthz).
     if target != Target::Healthz {
         state.refresh_users();
@@ -342,11 +396,21 @@ where
                 _ => finish.error(&ApiError::no_route()),
             };
         }
-        Target::Unknown => return finish.error(&ApiError::no_route()),
+        // Answered above.
+        Target::Unknown | Target::Page(_) | Target::Asset(_) => {
+            return finish.error(&ApiError::no_route())
+        }
         Target::RestRoot { .. } => {
             finish.allow = Some("GET".into());
             return match method {
-                Method::GET | Method::HEAD => finish.success(meta::rest_root(state, &links), None),
+                Method::GET | Method::HEAD => {
+                    let mut response = finish.success(meta::rest_root(state, &links), None);
+                    response.headers_mut().insert(
+                        warp::http::header::VARY,
+                        HeaderValue::from_static("Origin, Authorization, Accept-Encoding, Accept"),
+                    );
+                    response
+                }
                 Method::OPTIONS => {
                     finish.success(ApiResponse::ok(meta::rest_root_entry(&links)), None)
                 }
@@ -759,6 +823,23 @@ fn permitted_methods(
         })
         .flat_map(|e| e.group.methods().iter().cloned())
         .collect()
+}
+
+/// Whether a request's `Accept` names HTML (what browsers send for a page).
+fn accepts_html(headers: &HeaderMap) -> bool {
+    headers
+        .get_all(warp::http::header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|item| {
+            let mut parts = item.split(';');
+            let media = parts.next().unwrap_or("").trim();
+            let refused = parts.any(|p| matches!(p.trim(), "q=0" | "q=0.0" | "q=0.00" | "q=0.000"));
+            (media.eq_ignore_ascii_case("text/html")
+                || media.eq_ignore_ascii_case("application/xhtml+xml"))
+                && !refused
+        })
 }
 
 fn allow_header(methods: &[Method]) -> String {

@@ -261,6 +261,11 @@ pub(crate) enum Target {
         route: usize,
         values: PathValues,
     },
+    /// A public page (`/events/…`, `/event/{slug}/`, `/embed/…`; see `http::pages`): the
+    /// decoded segments.
+    Page(Vec<String>),
+    /// `/assets/{name}`: the pages' stylesheet and scripts.
+    Asset(String),
     Unknown,
 }
 
@@ -272,7 +277,14 @@ pub struct RouteTable {
 }
 
 /// The labels of the targets outside the namespace, after the routes' in `labels`.
-const OUTSIDE_LABELS: [&str; 4] = ["rest_root", "healthz", "metrics", "unmatched"];
+const OUTSIDE_LABELS: [&str; 6] = [
+    "rest_root",
+    "healthz",
+    "metrics",
+    "unmatched",
+    "page",
+    "asset",
+];
 
 impl RouteTable {
     /// Every endpoint takes `translation_language`; it is added here, last,
@@ -296,7 +308,7 @@ impl RouteTable {
     }
 
     /// What request metrics name `target` by: a route's path template as in `/doc`
-    /// (`/events/{id}`), or `rest_root`, `healthz`, `metrics`, `unmatched`.
+    /// (`/events/{id}`), or `rest_root`, `healthz`, `metrics`, `unmatched`, `page`, `asset`.
     pub(crate) fn label(&self, target: &Target) -> &Arc<str> {
         let outside = |n: usize| &self.labels[self.routes.len() + n];
         match target {
@@ -305,6 +317,8 @@ impl RouteTable {
             Target::Healthz => outside(1),
             Target::Metrics => outside(2),
             Target::Unknown => outside(3),
+            Target::Page(_) => outside(4),
+            Target::Asset(_) => outside(5),
         }
     }
 
@@ -319,6 +333,14 @@ impl RouteTable {
         }
         if rest == ["metrics"] {
             return Target::Metrics;
+        }
+        if let [first, name] = rest {
+            if first == "assets" {
+                return Target::Asset(name.clone());
+            }
+        }
+        if crate::http::pages::is_page_path(rest) {
+            return Target::Page(segments.clone());
         }
         let segment = rest.first().and_then(|s| Language::from_segment(s));
         if segment.is_some() {

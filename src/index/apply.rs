@@ -1,7 +1,7 @@
 //! Applying the outbox to the index (see `indexer` for when, and docs/architecture.md).
 
-use super::build::live_merge_policy;
 use super::collectors::values_in;
+use super::merge_policy::live_merge_policy;
 use super::*;
 use crate::model::term::Term;
 use crate::store::Reads;

@@ -11,6 +11,7 @@ mod docs;
 pub(crate) mod filters;
 pub(crate) mod geo;
 pub mod indexer;
+mod merge_policy;
 mod overlay;
 pub(crate) mod planner;
 pub(crate) mod schema;

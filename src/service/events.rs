@@ -492,6 +492,34 @@ pub fn get(
     unlock: &Unlock,
     invalid: Refusals,
 ) -> ServiceResult<Event> {
+    let event = readable(store, request, target, unlock, invalid)?;
+    if !unlock.opens(&event, request.caller, request.now) {
+        return Err(ServiceError::PasswordProtected);
+    }
+    Ok(event)
+}
+
+/// [`get`] for a page that shows a locked protected event as the lists do (title and dates,
+/// with a password form): the event, and whether `unlock` opens it.
+pub(crate) fn get_or_locked(
+    store: &Store,
+    request: &Request,
+    target: &Target,
+    unlock: &Unlock,
+) -> ServiceResult<(Event, bool)> {
+    let event = readable(store, request, target, unlock, Vec::new())?;
+    let opens = unlock.opens(&event, request.caller, request.now);
+    Ok((event, opens))
+}
+
+/// The event a single read names, if this caller may read it at all (protected or not).
+fn readable(
+    store: &Store,
+    request: &Request,
+    target: &Target,
+    unlock: &Unlock,
+    invalid: Refusals,
+) -> ServiceResult<Event> {
     let rx = store.read()?;
     let event = match target {
         Target::Id(id) => {
@@ -522,9 +550,6 @@ pub fn get(
             found.expect("checked above")
         }
     };
-    if !unlock.opens(&event, request.caller, request.now) {
-        return Err(ServiceError::PasswordProtected);
-    }
     Ok(event)
 }
 

@@ -1,0 +1,555 @@
+//! The pages' words in each language, and dates and times written as people of that language
+//! write them: month and weekday names come from chrono's locale data (the glibc locales), the
+//! order of their parts from the patterns here.
+
+use crate::model::Language;
+use chrono::{Locale, NaiveDate, NaiveDateTime, NaiveTime};
+
+/// Every interface string of the pages, in one language.
+pub(crate) struct Texts {
+    pub lang_name: &'static str,
+    pub skip: &'static str,
+    pub calendar_nav: &'static str,
+    pub events: &'static str,
+    pub search_label: &'static str,
+    pub search_button: &'static str,
+    pub view_label: &'static str,
+    pub date_label: &'static str,
+    pub list: &'static str,
+    pub month: &'static str,
+    pub week: &'static str,
+    pub day: &'static str,
+    pub today: &'static str,
+    pub category_label: &'static str,
+    pub all_categories: &'static str,
+    pub featured_only: &'static str,
+    pub featured: &'static str,
+    pub prev_month: &'static str,
+    pub next_month: &'static str,
+    pub prev_week: &'static str,
+    pub next_week: &'static str,
+    pub prev_day: &'static str,
+    pub next_day: &'static str,
+    pub prev_page: &'static str,
+    pub next_page: &'static str,
+    pub no_events_month: &'static str,
+    pub no_events_week: &'static str,
+    pub no_events_day: &'static str,
+    pub no_events_upcoming: &'static str,
+    pub no_events_found: &'static str,
+    /// `{n}`: how many more.
+    pub more: &'static str,
+    /// `{n}` and `{date}`: the accessible name of a "+ N more" link.
+    pub more_on: &'static str,
+    pub all_day: &'static str,
+    pub next_day_suffix: &'static str,
+    pub subscribe: &'static str,
+    pub google_calendar: &'static str,
+    pub icalendar: &'static str,
+    pub outlook_365: &'static str,
+    pub outlook_live: &'static str,
+    pub download_ics: &'static str,
+    pub add_to_calendar: &'static str,
+    pub venue: &'static str,
+    pub organizers: &'static str,
+    pub cost: &'static str,
+    pub free: &'static str,
+    pub website: &'static str,
+    pub phone: &'static str,
+    pub email: &'static str,
+    pub categories: &'static str,
+    pub tags: &'static str,
+    pub view_map: &'static str,
+    pub upcoming_events: &'static str,
+    pub prev_event: &'static str,
+    pub next_event: &'static str,
+    pub language_label: &'static str,
+    pub protected: &'static str,
+    pub password: &'static str,
+    pub open: &'static str,
+    pub wrong_password: &'static str,
+    pub not_found_title: &'static str,
+    pub not_found_text: &'static str,
+    pub see_upcoming: &'static str,
+    /// `{query}`.
+    pub results_for: &'static str,
+    pub remove_filter: &'static str,
+    /// `{date}`.
+    pub week_of: &'static str,
+    /// `{name}`.
+    pub events_at: &'static str,
+    /// `{name}`.
+    pub events_by: &'static str,
+    /// `{n}`.
+    pub page_n: &'static str,
+    pub page_nav: &'static str,
+    pub all_events_of_venue: &'static str,
+    pub all_events_of_organizer: &'static str,
+}
+
+const EN: Texts = Texts {
+    lang_name: "English",
+    skip: "Skip to content",
+    calendar_nav: "Calendar",
+    events: "Events",
+    search_label: "Search events",
+    search_button: "Find events",
+    view_label: "View",
+    date_label: "Date",
+    list: "List",
+    month: "Month",
+    week: "Week",
+    day: "Day",
+    today: "Today",
+    category_label: "Category",
+    all_categories: "All categories",
+    featured_only: "Featured only",
+    featured: "Featured",
+    prev_month: "Previous month",
+    next_month: "Next month",
+    prev_week: "Previous week",
+    next_week: "Next week",
+    prev_day: "Previous day",
+    next_day: "Next day",
+    prev_page: "Previous page",
+    next_page: "Next page",
+    no_events_month: "No events this month.",
+    no_events_week: "No events this week.",
+    no_events_day: "No events on this day.",
+    no_events_upcoming: "No upcoming events.",
+    no_events_found: "No events match.",
+    more: "+ {n} more",
+    more_on: "{n} more events on {date}",
+    all_day: "All day",
+    next_day_suffix: "the next day",
+    subscribe: "Subscribe to calendar",
+    google_calendar: "Google Calendar",
+    icalendar: "iCalendar",
+    outlook_365: "Outlook 365",
+    outlook_live: "Outlook Live",
+    download_ics: "Download .ics file",
+    add_to_calendar: "Add to calendar",
+    venue: "Venue",
+    organizers: "Organizers",
+    cost: "Cost",
+    free: "Free",
+    website: "Website",
+    phone: "Phone",
+    email: "Email",
+    categories: "Categories",
+    tags: "Tags",
+    view_map: "View on a map",
+    upcoming_events: "Upcoming events",
+    prev_event: "Previous event",
+    next_event: "Next event",
+    language_label: "Language",
+    protected: "This event is protected by a password.",
+    password: "Password",
+    open: "Open",
+    wrong_password: "That password is not right.",
+    not_found_title: "Page not found",
+    not_found_text: "Nothing is at this address.",
+    see_upcoming: "See upcoming events",
+    results_for: "Results for “{query}”",
+    remove_filter: "Remove filter",
+    week_of: "Week of {date}",
+    events_at: "Events at {name}",
+    events_by: "Events by {name}",
+    page_n: "page {n}",
+    page_nav: "Pages",
+    all_events_of_venue: "All events at this venue",
+    all_events_of_organizer: "All events of this organizer",
+};
+
+const PT_BR: Texts = Texts {
+    lang_name: "Português (Brasil)",
+    skip: "Pular para o conteúdo",
+    calendar_nav: "Calendário",
+    events: "Eventos",
+    search_label: "Buscar eventos",
+    search_button: "Buscar",
+    view_label: "Visualização",
+    date_label: "Data",
+    list: "Lista",
+    month: "Mês",
+    week: "Semana",
+    day: "Dia",
+    today: "Hoje",
+    category_label: "Categoria",
+    all_categories: "Todas as categorias",
+    featured_only: "Só destaques",
+    featured: "Destaque",
+    prev_month: "Mês anterior",
+    next_month: "Próximo mês",
+    prev_week: "Semana anterior",
+    next_week: "Próxima semana",
+    prev_day: "Dia anterior",
+    next_day: "Próximo dia",
+    prev_page: "Página anterior",
+    next_page: "Próxima página",
+    no_events_month: "Nenhum evento neste mês.",
+    no_events_week: "Nenhum evento nesta semana.",
+    no_events_day: "Nenhum evento neste dia.",
+    no_events_upcoming: "Nenhum evento próximo.",
+    no_events_found: "Nenhum evento encontrado.",
+    more: "+ {n} mais",
+    more_on: "Mais {n} eventos em {date}",
+    all_day: "Dia inteiro",
+    next_day_suffix: "do dia seguinte",
+    subscribe: "Assinar o calendário",
+    google_calendar: "Google Agenda",
+    icalendar: "iCalendar",
+    outlook_365: "Outlook 365",
+    outlook_live: "Outlook Live",
+    download_ics: "Baixar arquivo .ics",
+    add_to_calendar: "Adicionar à agenda",
+    venue: "Local",
+    organizers: "Organização",
+    cost: "Preço",
+    free: "Grátis",
+    website: "Site",
+    phone: "Telefone",
+    email: "E-mail",
+    categories: "Categorias",
+    tags: "Tags",
+    view_map: "Ver no mapa",
+    upcoming_events: "Próximos eventos",
+    prev_event: "Evento anterior",
+    next_event: "Próximo evento",
+    language_label: "Idioma",
+    protected: "Este evento é protegido por senha.",
+    password: "Senha",
+    open: "Abrir",
+    wrong_password: "A senha não está correta.",
+    not_found_title: "Página não encontrada",
+    not_found_text: "Não há nada neste endereço.",
+    see_upcoming: "Ver os próximos eventos",
+    results_for: "Resultados para “{query}”",
+    remove_filter: "Remover filtro",
+    week_of: "Semana de {date}",
+    events_at: "Eventos em {name}",
+    events_by: "Eventos de {name}",
+    page_n: "página {n}",
+    page_nav: "Páginas",
+    all_events_of_venue: "Todos os eventos neste local",
+    all_events_of_organizer: "Todos os eventos desta organização",
+};
+
+const ES: Texts = Texts {
+    lang_name: "Español",
+    skip: "Saltar al contenido",
+    calendar_nav: "Calendario",
+    events: "Eventos",
+    search_label: "Buscar eventos",
+    search_button: "Buscar",
+    view_label: "Vista",
+    date_label: "Fecha",
+    list: "Lista",
+    month: "Mes",
+    week: "Semana",
+    day: "Día",
+    today: "Hoy",
+    category_label: "Categoría",
+    all_categories: "Todas las categorías",
+    featured_only: "Solo destacados",
+    featured: "Destacado",
+    prev_month: "Mes anterior",
+    next_month: "Mes siguiente",
+    prev_week: "Semana anterior",
+    next_week: "Semana siguiente",
+    prev_day: "Día anterior",
+    next_day: "Día siguiente",
+    prev_page: "Página anterior",
+    next_page: "Página siguiente",
+    no_events_month: "No hay eventos este mes.",
+    no_events_week: "No hay eventos esta semana.",
+    no_events_day: "No hay eventos este día.",
+    no_events_upcoming: "No hay próximos eventos.",
+    no_events_found: "Ningún evento coincide.",
+    more: "+ {n} más",
+    more_on: "{n} eventos más el {date}",
+    all_day: "Todo el día",
+    next_day_suffix: "del día siguiente",
+    subscribe: "Suscribirse al calendario",
+    google_calendar: "Google Calendar",
+    icalendar: "iCalendar",
+    outlook_365: "Outlook 365",
+    outlook_live: "Outlook Live",
+    download_ics: "Descargar archivo .ics",
+    add_to_calendar: "Añadir al calendario",
+    venue: "Lugar",
+    organizers: "Organización",
+    cost: "Precio",
+    free: "Gratis",
+    website: "Sitio web",
+    phone: "Teléfono",
+    email: "Correo electrónico",
+    categories: "Categorías",
+    tags: "Etiquetas",
+    view_map: "Ver en un mapa",
+    upcoming_events: "Próximos eventos",
+    prev_event: "Evento anterior",
+    next_event: "Evento siguiente",
+    language_label: "Idioma",
+    protected: "Este evento está protegido con contraseña.",
+    password: "Contraseña",
+    open: "Abrir",
+    wrong_password: "La contraseña no es correcta.",
+    not_found_title: "Página no encontrada",
+    not_found_text: "No hay nada en esta dirección.",
+    see_upcoming: "Ver los próximos eventos",
+    results_for: "Resultados de “{query}”",
+    remove_filter: "Quitar filtro",
+    week_of: "Semana del {date}",
+    events_at: "Eventos en {name}",
+    events_by: "Eventos de {name}",
+    page_n: "página {n}",
+    page_nav: "Páginas",
+    all_events_of_venue: "Todos los eventos en este lugar",
+    all_events_of_organizer: "Todos los eventos de esta organización",
+};
+
+/// A language's words and date patterns.
+#[derive(Clone, Copy)]
+pub(crate) struct PageLocale {
+    pub language: Language,
+    pub texts: &'static Texts,
+    locale: Locale,
+}
+
+impl PageLocale {
+    pub(crate) fn of(language: Language) -> PageLocale {
+        let (texts, locale) = match language {
+            Language::En => (&EN, Locale::en_US),
+            Language::PtBr => (&PT_BR, Locale::pt_BR),
+            Language::Es => (&ES, Locale::es_ES),
+        };
+        PageLocale {
+            language,
+            texts,
+            locale,
+        }
+    }
+
+    /// The `lang` attribute's value.
+    pub(crate) fn html_lang(&self) -> &'static str {
+        match self.language {
+            Language::En => "en",
+            Language::PtBr => "pt-BR",
+            Language::Es => "es",
+        }
+    }
+
+    fn format(&self, date: &NaiveDateTime, pattern: &str) -> String {
+        date.and_utc()
+            .format_localized(pattern, self.locale)
+            .to_string()
+    }
+
+    fn date_format(&self, date: NaiveDate, pattern: &str) -> String {
+        self.format(&date.and_time(NaiveTime::MIN), pattern)
+    }
+
+    /// "March 2027", "Março de 2027", "Marzo de 2027".
+    pub(crate) fn month_title(&self, first: NaiveDate) -> String {
+        let pattern = match self.language {
+            Language::En => "%B %Y",
+            _ => "%B de %Y",
+        };
+        capitalized(&self.date_format(first, pattern))
+    }
+
+    /// "Monday, March 15, 2027", "segunda-feira, 15 de março de 2027".
+    pub(crate) fn long_date(&self, date: NaiveDate) -> String {
+        let pattern = match self.language {
+            Language::En => "%A, %B %-d, %Y",
+            _ => "%A, %-d de %B de %Y",
+        };
+        self.date_format(date, pattern)
+    }
+
+    /// "Mon, Mar 15", "seg, 15 de mar", "lun, 15 mar".
+    pub(crate) fn short_date(&self, date: NaiveDate) -> String {
+        let pattern = match self.language {
+            Language::En => "%a, %b %-d",
+            Language::PtBr => "%a, %-d de %b",
+            Language::Es => "%a, %-d %b",
+        };
+        self.date_format(date, pattern)
+    }
+
+    /// "March 15", "15 de março".
+    pub(crate) fn day_month(&self, date: NaiveDate) -> String {
+        let pattern = match self.language {
+            Language::En => "%B %-d",
+            _ => "%-d de %B",
+        };
+        self.date_format(date, pattern)
+    }
+
+    /// "7:30 PM", "19:30".
+    pub(crate) fn time(&self, time: NaiveDateTime) -> String {
+        match self.language {
+            Language::En => self.format(&time, "%-I:%M %p"),
+            _ => self.format(&time, "%H:%M"),
+        }
+    }
+
+    /// The weekday's full and abbreviated names.
+    pub(crate) fn weekday(&self, date: NaiveDate) -> (String, String) {
+        (
+            capitalized(&self.date_format(date, "%A")),
+            capitalized(&self.date_format(date, "%a")),
+        )
+    }
+
+    /// When an event happens, as people write it: one day or several, all day or from a time
+    /// to another (an end after midnight, within a day, is "the next day"), and the event's
+    /// zone when it is not the site's.
+    pub(crate) fn event_span(
+        &self,
+        start: NaiveDateTime,
+        end: NaiveDateTime,
+        all_day: bool,
+        zone: Option<&str>,
+    ) -> String {
+        let t = self.texts;
+        let (first, last) = (start.date(), end.date().max(start.date()));
+        let mut out = if all_day {
+            if first == last {
+                format!("{} · {}", self.long_date(first), t.all_day)
+            } else {
+                format!("{} – {}", self.long_date(first), self.long_date(last))
+            }
+        } else if first == last {
+            format!(
+                "{} · {} – {}",
+                self.long_date(first),
+                self.time(start),
+                self.time(end)
+            )
+        } else if last == first.succ_opt().unwrap_or(last)
+            && end - start < chrono::Duration::hours(24)
+        {
+            format!(
+                "{} · {} – {} {}",
+                self.long_date(first),
+                self.time(start),
+                self.time(end),
+                t.next_day_suffix
+            )
+        } else {
+            format!(
+                "{}, {} – {}, {}",
+                self.long_date(first),
+                self.time(start),
+                self.long_date(last),
+                self.time(end)
+            )
+        };
+        if let (Some(zone), false) = (zone, all_day) {
+            out.push_str(&format!(" ({zone})"));
+        }
+        out
+    }
+
+    /// The time part of an event on a day of a list or a month: "7:30 PM – 9:00 PM", or
+    /// "All day".
+    pub(crate) fn times_on_day(
+        &self,
+        day: NaiveDate,
+        start: NaiveDateTime,
+        end: NaiveDateTime,
+        all_day: bool,
+    ) -> String {
+        if all_day || (start.date() < day && end.date() > day) {
+            return self.texts.all_day.to_string();
+        }
+        match (start.date() == day, end.date() == day) {
+            (true, true) => format!("{} – {}", self.time(start), self.time(end)),
+            (true, false) => format!("{} – {}", self.time(start), self.short_date(end.date())),
+            (false, _) => format!("{} – {}", self.short_date(start.date()), self.time(end)),
+        }
+    }
+
+    /// A cost as stored ("Free" in the stored form) in this language's words.
+    pub(crate) fn cost(&self, formatted: &str) -> String {
+        formatted.replace("Free", self.texts.free)
+    }
+}
+
+/// `template` with `{name}` replaced by `value`.
+pub(crate) fn fill(template: &str, name: &str, value: &str) -> String {
+    template.replace(&format!("{{{name}}}"), value)
+}
+
+fn capitalized(s: &str) -> String {
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(y: i32, m: u32, d: u32, h: u32, min: u32) -> NaiveDateTime {
+        NaiveDate::from_ymd_opt(y, m, d)
+            .unwrap()
+            .and_hms_opt(h, min, 0)
+            .unwrap()
+    }
+
+    #[test]
+    fn dates_are_written_in_each_language() {
+        let d = NaiveDate::from_ymd_opt(2027, 3, 15).unwrap();
+        let en = PageLocale::of(Language::En);
+        let pt = PageLocale::of(Language::PtBr);
+        let es = PageLocale::of(Language::Es);
+        assert_eq!(en.month_title(d), "March 2027");
+        assert_eq!(pt.month_title(d), "Março de 2027");
+        assert_eq!(es.month_title(d), "Marzo de 2027");
+        assert_eq!(en.long_date(d), "Monday, March 15, 2027");
+        assert_eq!(pt.long_date(d), "segunda, 15 de março de 2027");
+        assert_eq!(es.long_date(d), "lunes, 15 de marzo de 2027");
+        assert_eq!(en.time(at(2027, 3, 15, 19, 30)), "7:30 PM");
+        assert_eq!(pt.time(at(2027, 3, 15, 19, 30)), "19:30");
+    }
+
+    #[test]
+    fn spans_are_written_as_people_write_them() {
+        let en = PageLocale::of(Language::En);
+        assert_eq!(
+            en.event_span(at(2027, 3, 15, 0, 0), at(2027, 3, 15, 23, 59), true, None),
+            "Monday, March 15, 2027 · All day"
+        );
+        assert_eq!(
+            en.event_span(at(2027, 3, 15, 0, 0), at(2027, 3, 17, 23, 59), true, None),
+            "Monday, March 15, 2027 – Wednesday, March 17, 2027"
+        );
+        assert_eq!(
+            en.event_span(
+                at(2027, 3, 15, 19, 0),
+                at(2027, 3, 15, 21, 0),
+                false,
+                Some("BRT")
+            ),
+            "Monday, March 15, 2027 · 7:00 PM – 9:00 PM (BRT)"
+        );
+        assert_eq!(
+            en.event_span(at(2027, 3, 15, 22, 0), at(2027, 3, 16, 2, 0), false, None),
+            "Monday, March 15, 2027 · 10:00 PM – 2:00 AM the next day"
+        );
+        assert_eq!(
+            en.event_span(at(2027, 3, 15, 10, 0), at(2027, 3, 18, 18, 0), false, None),
+            "Monday, March 15, 2027, 10:00 AM – Thursday, March 18, 2027, 6:00 PM"
+        );
+        let es = PageLocale::of(Language::Es);
+        assert_eq!(
+            es.event_span(at(2027, 3, 15, 22, 0), at(2027, 3, 16, 2, 0), false, None),
+            "lunes, 15 de marzo de 2027 · 22:00 – 02:00 del día siguiente"
+        );
+    }
+}

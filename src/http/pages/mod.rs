@@ -1,0 +1,1038 @@
+//! The public pages (docs/pages.md): HTML renderings of the same service views as the JSON
+//! routes and the feeds — calendar views, event, venue and organizer pages, category and tag
+//! archives, embeds — with their assets. Handlers turn an address into service calls
+//! (`views`) and fill templates (`templates`); they never read the store or the index.
+
+mod address;
+mod assets;
+mod locale;
+pub mod settings;
+mod templates;
+mod views;
+
+use crate::http::links::Links;
+use crate::http::response::{Body, Finish, SharedBody};
+use crate::http::{ApiResponse, AppState};
+use crate::model::event::Event;
+use crate::model::{Kind, Language};
+use crate::service::ServiceError;
+use address::{Address, Page, Paths, RecordKind, Scope, View};
+use chrono::{Datelike, Duration, Months, NaiveDate, NaiveDateTime};
+use locale::{fill, PageLocale};
+use maud::Markup;
+pub use settings::Settings;
+use settings::ViewKind;
+use std::net::IpAddr;
+use std::sync::Arc;
+use templates::{Calendar, Head, PageCtx};
+use views::Filters;
+use warp::http::header::{self, HeaderMap, HeaderName, HeaderValue};
+use warp::http::{Method, StatusCode};
+use warp::reply::Response;
+
+pub(crate) use address::is_page_path;
+use assets::Assets;
+
+/// The media type of every page.
+const HTML: &str = "text/html; charset=utf-8";
+
+/// What a page handler answers.
+enum Answer {
+    Page {
+        status: StatusCode,
+        html: Markup,
+        /// The JSON twin of a record page (`Link: <…>; rel="alternate"`).
+        json: Option<String>,
+    },
+    /// `303 See Other` to a path of this site (the bar's form, a page in another language).
+    Redirect(String),
+    /// Refused as the API refuses it (event password guesses beyond the throttle).
+    Refused(crate::http::error::ApiError),
+}
+
+/// A failure below the pages: logged, answered by the API's error body (a 500 is a bug or a
+/// broken store, not something a visitor can fix).
+type PageResult = Result<Answer, ServiceError>;
+
+/// The pages of one server: their settings and assets.
+pub(crate) struct Pages {
+    pub settings: Settings,
+    assets: Assets,
+    /// The path of the public URL ([`address::base_path`]).
+    base: Arc<str>,
+    /// The scheme, host and port of the public URL.
+    origin: String,
+}
+
+impl Pages {
+    pub(crate) fn new(settings: Settings, public_url: &str) -> Pages {
+        let origin = url::Url::parse(public_url)
+            .map(|u| u.origin().ascii_serialization())
+            .unwrap_or_else(|_| public_url.to_string());
+        Pages {
+            assets: Assets::build(&settings, public_url),
+            base: address::base_path(public_url).into(),
+            origin,
+            settings,
+        }
+    }
+}
+
+/// Answers a request for a page (`segments`: the decoded path).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn serve(
+    state: &AppState,
+    finish: &Finish,
+    method: &Method,
+    segments: &[String],
+    query: &str,
+    password: Option<String>,
+    client: IpAddr,
+) -> Response {
+    let address = Address::parse(segments);
+    let segment = (address.language != Language::En).then_some(address.language);
+    let links = Links::new(state.public_url.clone(), segment);
+    if !matches!(*method, Method::GET | Method::HEAD | Method::POST) {
+        return finish.error(&crate::http::error::ApiError::no_route());
+    }
+    let outcome = render(state, &address, &links, query, password, client);
+    let answer = match outcome {
+        Ok(Answer::Refused(e)) => return finish.error(&e),
+        Ok(answer) => answer,
+        Err(e) => {
+            tracing::error!(error = ?e, "rendering a page failed");
+            return finish.error(&crate::http::error::from_service(e, finish.caller));
+        }
+    };
+    let frame_ancestors = if address.embed && !state.pages.settings.embed_origins.is_empty() {
+        format!("'self' {}", state.pages.settings.embed_origins.join(" "))
+    } else {
+        "'self'".to_string()
+    };
+    let mut response = match answer {
+        Answer::Refused(e) => return finish.error(&e),
+        Answer::Redirect(path) => {
+            let mut r = Response::new(Vec::new().into());
+            *r.status_mut() = StatusCode::SEE_OTHER;
+            put(
+                r.headers_mut(),
+                header::LOCATION,
+                &format!("{}{path}", state.pages.origin),
+            );
+            put(r.headers_mut(), header::CACHE_CONTROL, "no-store");
+            r
+        }
+        Answer::Page { status, html, json } => {
+            let mut answer = ApiResponse::ok_body(Body::Shared(Arc::new(SharedBody::new(
+                HTML,
+                html.into_string().into_bytes(),
+            ))));
+            answer.status = status;
+            if let Some(json) = json {
+                answer
+                    .link_relations
+                    .push((json, "rel=\"alternate\"; type=\"application/json\""));
+            }
+            let cache = if status == StatusCode::OK && *method != Method::POST {
+                "public, no-cache"
+            } else {
+                "no-store"
+            };
+            let mut r = finish.success(answer, Some(cache));
+            r.headers_mut()
+                .remove(HeaderName::from_static("x-robots-tag"));
+            r
+        }
+    };
+    let h = response.headers_mut();
+    let csp = format!(
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: {}; \
+         form-action 'self'; base-uri 'none'; frame-ancestors {frame_ancestors}",
+        state.pages.settings.image_origins.join(" ")
+    );
+    put(h, header::CONTENT_SECURITY_POLICY, &csp);
+    put(
+        h,
+        header::REFERRER_POLICY,
+        "strict-origin-when-cross-origin",
+    );
+    put(h, header::X_CONTENT_TYPE_OPTIONS, "nosniff");
+    put(h, HeaderName::from_static("x-cal-api-version"), "v1");
+    put(
+        h,
+        HeaderName::from_static("x-cal-api-root"),
+        &format!("{}/", links.namespace()),
+    );
+    put(
+        h,
+        HeaderName::from_static("x-cal-api-origin"),
+        &state.public_url,
+    );
+    response
+}
+
+/// Answers `/assets/{name}`: content-hashed names are immutable, `embed.js` (named in other
+/// sites' pages) is revalidated.
+pub(crate) fn asset(state: &AppState, finish: &Finish, name: &str) -> Response {
+    match state.pages.assets.get(name) {
+        Some((body, immutable)) => {
+            let cache = if immutable {
+                "public, max-age=31536000, immutable"
+            } else {
+                "public, max-age=300"
+            };
+            let mut r = finish.success(ApiResponse::ok_body(Body::Shared(body)), Some(cache));
+            r.headers_mut()
+                .remove(HeaderName::from_static("x-robots-tag"));
+            r.headers_mut().remove(header::LINK);
+            r
+        }
+        None => finish.error(&crate::http::error::ApiError::no_route()),
+    }
+}
+
+fn put(h: &mut HeaderMap, name: HeaderName, value: &str) {
+    if let Ok(v) = HeaderValue::from_str(value) {
+        h.insert(name, v);
+    }
+}
+
+fn render(
+    state: &AppState,
+    address: &Address,
+    links: &Links,
+    query: &str,
+    password: Option<String>,
+    client: IpAddr,
+) -> PageResult {
+    let language = address.language;
+    let pages = &state.pages;
+    let paths = Paths {
+        language,
+        embed: address.embed,
+        base: pages.base.clone(),
+    };
+    let mut ctx = PageCtx {
+        settings: &pages.settings,
+        stylesheet: pages.assets.stylesheet_href(),
+        frame_script: pages.assets.frame_script_href(),
+        locale: PageLocale::of(language),
+        paths,
+        public_url: &state.public_url,
+        origin: pages.origin.clone(),
+        alternates: Vec::new(),
+    };
+    match &address.page {
+        Page::Calendar { scope, view } => {
+            if let Some(target) = bar_redirect(&ctx, scope, *view, query) {
+                return Ok(Answer::Redirect(target));
+            }
+            calendar(state, &mut ctx, links, scope, *view, query)
+        }
+        Page::Record {
+            kind: RecordKind::Event,
+            slug,
+        } => event_page(state, &mut ctx, links, slug, password, client),
+        Page::Record { kind, slug } => linked_page(state, &mut ctx, *kind, slug),
+        Page::Unknown => not_found(&mut ctx),
+    }
+}
+
+fn not_found(ctx: &mut PageCtx) -> PageResult {
+    let t = ctx.locale.texts;
+    ctx.alternates = Language::ALL
+        .into_iter()
+        .map(|l| {
+            (
+                l,
+                ctx.paths
+                    .in_language(l)
+                    .calendar(&Scope::All, View::Default),
+            )
+        })
+        .collect();
+    let head = Head {
+        title: t.not_found_title.to_string(),
+        description: t.not_found_text.to_string(),
+        canonical: ctx.paths.calendar(&Scope::All, View::Default),
+        noindex: true,
+        feed: None,
+        image: None,
+        og_type: "website",
+        json_ld: None,
+    };
+    Ok(Answer::Page {
+        status: StatusCode::NOT_FOUND,
+        html: templates::layout(ctx, &head, templates::not_found(ctx)),
+        json: None,
+    })
+}
+
+/// The bar's form sends `view` and `date`: they lead to the clean address of that view, the
+/// filters kept in the query string.
+fn bar_redirect(ctx: &PageCtx, scope: &Scope, view: View, query: &str) -> Option<String> {
+    let mut kind = None;
+    let mut date = None;
+    let mut sent = false;
+    for (name, value) in url::form_urlencoded::parse(query.as_bytes()) {
+        match name.as_ref() {
+            "view" => {
+                sent = true;
+                kind = ViewKind::parse(value.trim());
+            }
+            "date" => {
+                sent = true;
+                date = address::date(value.trim());
+            }
+            _ => {}
+        }
+    }
+    if !sent {
+        return None;
+    }
+    let kind = kind.unwrap_or_else(|| view.kind(ctx.settings.default_view));
+    let view = match (kind, date) {
+        (ViewKind::Month, Some(d)) => View::Month(d.with_day(1)),
+        (kind, date) => View::at(kind, date),
+    };
+    let filters = Filters::parse(query);
+    Some(format!(
+        "{}{}",
+        ctx.paths.calendar(scope, view),
+        filters.query_string()
+    ))
+}
+
+/// The site's wall clock now.
+fn local_now(ctx: &PageCtx) -> NaiveDateTime {
+    ctx.settings.zone.to_local(chrono::Utc::now())
+}
+
+/// The feed of a scope and filters, absolute, in the page's language.
+fn feed_url(
+    links: &Links,
+    scope: &Scope,
+    filters: &Filters,
+    window: Option<(NaiveDateTime, NaiveDateTime)>,
+) -> String {
+    let q = filters.feed_query(scope, window);
+    if q.is_empty() {
+        links.route("/events.ics")
+    } else {
+        format!("{}?{q}", links.route("/events.ics"))
+    }
+}
+
+/// A scope's name (none for every event) and the scope in each language.
+type ScopeNames = (Option<String>, Vec<(Language, Scope)>);
+
+/// A scope's name and its address in each language (a category's or tag's translations).
+fn scope_names(
+    state: &AppState,
+    ctx: &PageCtx,
+    scope: &Scope,
+) -> Result<Option<ScopeNames>, ServiceError> {
+    let (kind, slug) = match scope {
+        Scope::All => {
+            return Ok(Some((
+                None,
+                Language::ALL.into_iter().map(|l| (l, Scope::All)).collect(),
+            )))
+        }
+        Scope::Category(path) => (Kind::Category, path.last().cloned().unwrap_or_default()),
+        Scope::Tag(slug) => (Kind::Tag, slug.clone()),
+    };
+    let language = ctx.locale.language;
+    let Some(term) = views::terms(state, language, kind, Some(&slug))?
+        .into_iter()
+        .next()
+    else {
+        return Ok(None);
+    };
+    let mut alternates = vec![(language, scope.clone())];
+    for (other, id) in &term.translations {
+        if *other == language {
+            continue;
+        }
+        if let Some(view) = views::term_by_id(state, *other, kind, *id)? {
+            let scope = match kind {
+                Kind::Category => Scope::Category(view.path.clone()),
+                _ => Scope::Tag(view.term.slug.clone()),
+            };
+            alternates.push((*other, scope));
+        }
+    }
+    Ok(Some((Some(term.term.name.clone()), alternates)))
+}
+
+fn calendar(
+    state: &AppState,
+    ctx: &mut PageCtx,
+    links: &Links,
+    scope: &Scope,
+    view: View,
+    query: &str,
+) -> PageResult {
+    let t = ctx.locale.texts;
+    let language = ctx.locale.language;
+    let filters = Filters::parse(query);
+    let Some((scope_name, scope_alternates)) = scope_names(state, ctx, scope)? else {
+        return not_found(ctx);
+    };
+    let now = local_now(ctx);
+    let today = now.date();
+    let kind = view.kind(ctx.settings.default_view);
+    let date = match view {
+        View::Month(d) | View::Week(d) | View::Day(d) => d.unwrap_or(today),
+        _ => today,
+    };
+    ctx.alternates = Language::ALL
+        .into_iter()
+        .map(|l| {
+            let scope = scope_alternates
+                .iter()
+                .find(|(a, _)| *a == l)
+                .map(|(_, s)| s.clone())
+                .unwrap_or(Scope::All);
+            let path = ctx.paths.in_language(l).calendar(&scope, view);
+            // Filters name records of this language: other languages get the view alone.
+            let q = if l == language {
+                filters.query_string()
+            } else {
+                String::new()
+            };
+            (l, format!("{path}{q}"))
+        })
+        .collect();
+    let categories = match scope {
+        Scope::All => views::terms(state, language, Kind::Category, None)?,
+        _ => Vec::new(),
+    };
+    let query_string = filters.query_string();
+    let here = |v: View| format!("{}{query_string}", ctx.paths.calendar(scope, v));
+    let mut filter_names = Vec::new();
+    if let Some(c) = &filters.category {
+        let name = categories
+            .iter()
+            .find(|t| t.term.slug == *c)
+            .map_or(c.clone(), |t| t.term.name.clone());
+        let without = Filters {
+            category: None,
+            ..filters.clone()
+        };
+        filter_names.push((
+            format!("{}: {name}", t.category_label),
+            without.query_string(),
+        ));
+    }
+    if let Some(v) = filters.venue {
+        let name = views::linked(
+            state,
+            language,
+            RecordKind::Venue,
+            crate::service::linked::Target::Id(v),
+        )?
+        .map_or(v.to_string(), |l| {
+            crate::values::text::plain_text(l.title())
+        });
+        let without = Filters {
+            venue: None,
+            ..filters.clone()
+        };
+        filter_names.push((format!("{}: {name}", t.venue), without.query_string()));
+    }
+    if let Some(o) = filters.organizer {
+        let name = views::linked(
+            state,
+            language,
+            RecordKind::Organizer,
+            crate::service::linked::Target::Id(o),
+        )?
+        .map_or(o.to_string(), |l| {
+            crate::values::text::plain_text(l.title())
+        });
+        let without = Filters {
+            organizer: None,
+            ..filters.clone()
+        };
+        filter_names.push((format!("{}: {name}", t.organizers), without.query_string()));
+    }
+    if filters.featured {
+        let without = Filters {
+            featured: false,
+            ..filters.clone()
+        };
+        filter_names.push((t.featured_only.to_string(), without.query_string()));
+    }
+    if let Some(s) = &filters.search {
+        let without = Filters {
+            search: None,
+            ..filters.clone()
+        };
+        filter_names.push((fill(t.results_for, "query", s), without.query_string()));
+    }
+    let base_title = scope_name.clone().unwrap_or_else(|| t.events.to_string());
+    let mut json_ld = None;
+    let (period, content, window): (String, Markup, Option<(NaiveDateTime, NaiveDateTime)>) =
+        match kind {
+            ViewKind::Month => {
+                let first = date.with_day(1).expect("every month has a first day");
+                let next = first + Months::new(1);
+                let last = next - Duration::days(1);
+                let weeks = templates::month_weeks(first, ctx.settings.week_start);
+                let days = match views::days(
+                    state,
+                    language,
+                    scope,
+                    &filters,
+                    (first, last),
+                    ctx.settings.month_events_per_day,
+                ) {
+                    Ok(d) => d,
+                    Err(e) if views::names_nothing(&e) => return not_found(ctx),
+                    Err(e) => return Err(e),
+                };
+                let heading = ctx.locale.month_title(first);
+                let nav = templates::calendar_nav(
+                    ctx,
+                    &heading,
+                    Some((
+                        here(View::Month(Some(first - Months::new(1)))),
+                        t.prev_month,
+                    )),
+                    Some(here(View::Month(None))),
+                    Some((here(View::Month(Some(next))), t.next_month)),
+                );
+                let lookup = |d: NaiveDate| days.of(d).cloned();
+                let table =
+                    templates::month_table(ctx, scope, &filters, first, &weeks, &lookup, today);
+                let content = maud::html! {
+                    (nav)
+                    @if days.is_empty() { (templates::nothing(t.no_events_month)) }
+                    (table)
+                };
+                (
+                    heading,
+                    content,
+                    Some((views::midnight(first), views::midnight(next))),
+                )
+            }
+            ViewKind::Week => {
+                let offset = (date.weekday().num_days_from_monday() + 7
+                    - ctx.settings.week_start.num_days_from_monday())
+                    % 7;
+                let start = date - Duration::days(offset as i64);
+                let end = start + Duration::days(6);
+                let days =
+                    match views::days(state, language, scope, &filters, (start, end), usize::MAX) {
+                        Ok(d) => d,
+                        Err(e) if views::names_nothing(&e) => return not_found(ctx),
+                        Err(e) => return Err(e),
+                    };
+                let list: Vec<(NaiveDate, Vec<Event>)> = (0..7)
+                    .map(|i| {
+                        let d = start + Duration::days(i);
+                        (d, days.of(d).map(|(e, _)| e.clone()).unwrap_or_default())
+                    })
+                    .collect();
+                let heading = fill(t.week_of, "date", &ctx.locale.day_month(start));
+                let nav = templates::calendar_nav(
+                    ctx,
+                    &heading,
+                    Some((
+                        here(View::Week(Some(start - Duration::days(7)))),
+                        t.prev_week,
+                    )),
+                    Some(here(View::Week(None))),
+                    Some((
+                        here(View::Week(Some(start + Duration::days(7)))),
+                        t.next_week,
+                    )),
+                );
+                let content = maud::html! {
+                    (nav)
+                    @if days.is_empty() { (templates::nothing(t.no_events_week)) }
+                    (templates::week_days(ctx, scope, &filters, &list, today))
+                };
+                (
+                    heading,
+                    content,
+                    Some((
+                        views::midnight(start),
+                        views::midnight(end + Duration::days(1)),
+                    )),
+                )
+            }
+            ViewKind::Day => {
+                let days =
+                    match views::days(state, language, scope, &filters, (date, date), usize::MAX) {
+                        Ok(d) => d,
+                        Err(e) if views::names_nothing(&e) => return not_found(ctx),
+                        Err(e) => return Err(e),
+                    };
+                let events = days.of(date).map(|(e, _)| e.clone()).unwrap_or_default();
+                let event_views =
+                    views::event_views(state, &events, chrono::Utc::now().naive_utc())?;
+                let items: Vec<(&Event, &crate::service::events::EventView)> =
+                    events.iter().zip(&event_views).collect();
+                json_ld = Some(list_json_ld(ctx, links, &items));
+                let heading = ctx.locale.long_date(date);
+                let nav = templates::calendar_nav(
+                    ctx,
+                    &heading,
+                    Some((here(View::Day(Some(date - Duration::days(1)))), t.prev_day)),
+                    Some(here(View::Day(None))),
+                    Some((here(View::Day(Some(date + Duration::days(1)))), t.next_day)),
+                );
+                let content = maud::html! {
+                    (nav)
+                    @if items.is_empty() { (templates::nothing(t.no_events_day)) }
+                    @else { (templates::day_groups(ctx, &[(date, items.clone())])) }
+                };
+                (
+                    heading,
+                    content,
+                    Some((
+                        views::midnight(date),
+                        views::midnight(date + Duration::days(1)),
+                    )),
+                )
+            }
+            ViewKind::List => {
+                let page = match view {
+                    View::List { page } => page,
+                    _ => 1,
+                };
+                let per_page = ctx.settings.list_per_page;
+                let (events, total) =
+                    match views::upcoming(state, language, scope, &filters, now, page, per_page) {
+                        Ok(found) => found,
+                        Err(e) if views::names_nothing(&e) => return not_found(ctx),
+                        Err(e) => return Err(e),
+                    };
+                let event_views =
+                    views::event_views(state, &events, chrono::Utc::now().naive_utc())?;
+                let items: Vec<(&Event, &crate::service::events::EventView)> =
+                    events.iter().zip(&event_views).collect();
+                json_ld = Some(list_json_ld(ctx, links, &items));
+                let mut groups: Vec<(
+                    NaiveDate,
+                    Vec<(&Event, &crate::service::events::EventView)>,
+                )> = Vec::new();
+                for item in &items {
+                    let day = item.0.start_local.date().max(today);
+                    match groups.last_mut() {
+                        Some((d, list)) if *d == day => list.push(*item),
+                        _ => groups.push((day, vec![*item])),
+                    }
+                }
+                let pages = total.div_ceil(per_page.max(1));
+                let prev = (page > 1).then(|| here(View::List { page: page - 1 }));
+                let next = (page < pages).then(|| here(View::List { page: page + 1 }));
+                let heading = if page > 1 {
+                    format!(
+                        "{} ({})",
+                        t.upcoming_events,
+                        fill(t.page_n, "n", &page.to_string())
+                    )
+                } else {
+                    t.upcoming_events.to_string()
+                };
+                let empty = if filters.is_empty() {
+                    t.no_events_upcoming
+                } else {
+                    t.no_events_found
+                };
+                let content = maud::html! {
+                    h2.period { (heading) }
+                    @if items.is_empty() { (templates::nothing(empty)) }
+                    @else { (templates::day_groups(ctx, &groups)) }
+                    (templates::list_pager(ctx, prev, next))
+                };
+                (heading, content, None)
+            }
+        };
+    let feed = feed_url(links, scope, &filters, None);
+    let cal = Calendar {
+        scope,
+        kind,
+        date,
+        filters: &filters,
+        categories: &categories,
+        feed: feed.clone(),
+    };
+    let title = format!("{base_title} · {period}");
+    let h1 = match &filters.search {
+        Some(s) => fill(t.results_for, "query", s),
+        None => base_title.clone(),
+    };
+    let body = maud::html! {
+        h1 { (h1) }
+        (templates::events_bar(ctx, &cal))
+        (templates::active_filters(ctx, scope, view, &filter_names))
+        (content)
+    };
+    let head = Head {
+        title,
+        description: format!("{} — {}", base_title, ctx.settings.site_name),
+        canonical: format!("{}{}", ctx.paths.calendar(scope, view), query_string),
+        noindex: filters.search.is_some(),
+        feed: Some(feed_url(links, scope, &filters, window)),
+        image: None,
+        og_type: "website",
+        json_ld,
+    };
+    Ok(Answer::Page {
+        status: StatusCode::OK,
+        html: templates::layout(ctx, &head, body),
+        json: None,
+    })
+}
+
+/// The JSON-LD of an event, as the API's `json_ld` with its location and organizer, the
+/// performer left out unless known.
+fn event_json_ld(
+    ctx: &PageCtx,
+    links: &Links,
+    event: &Event,
+    view: &crate::service::events::EventView,
+) -> serde_json::Value {
+    let now = chrono::Utc::now().naive_utc();
+    let linked_ctx = |image| crate::http::render::LinkedContext {
+        links,
+        now,
+        image,
+        translations: Vec::new(),
+        json_ld: true,
+    };
+    let location = view.venue.as_ref().and_then(|v| {
+        crate::http::render::venue(&v.record, &linked_ctx(v.image.clone()))
+            .get("json_ld")
+            .cloned()
+    });
+    let organizer = view.organizers.first().and_then(|o| {
+        crate::http::render::organizer(&o.record, &linked_ctx(o.image.clone()))
+            .get("json_ld")
+            .cloned()
+    });
+    let image = view
+        .image
+        .as_ref()
+        .filter(|i| ctx.shows_image(&i.url))
+        .map(|i| i.url.as_str());
+    let mut ld =
+        crate::http::render::event_json_ld(event, links, now, image, location, organizer.clone());
+    match organizer {
+        Some(o) => ld["performer"] = o,
+        None => {
+            if let Some(map) = ld.as_object_mut() {
+                map.remove("performer");
+            }
+        }
+    }
+    ld
+}
+
+fn list_json_ld(
+    ctx: &PageCtx,
+    links: &Links,
+    items: &[(&Event, &crate::service::events::EventView)],
+) -> String {
+    let list: Vec<serde_json::Value> = items
+        .iter()
+        .filter(|(e, _)| e.password.is_none())
+        .map(|(e, v)| event_json_ld(ctx, links, e, v))
+        .collect();
+    script_json(&serde_json::Value::Array(list))
+}
+
+/// JSON for a `<script>` element: `<` written as `\u003c` so nothing in it closes the
+/// element.
+fn script_json(value: &serde_json::Value) -> String {
+    serde_json::to_string(value)
+        .expect("JSON values always serialize")
+        .replace('<', "\\u003c")
+}
+
+/// The event pages' links to other languages: each translation's page, else that language's
+/// calendar.
+fn record_alternates(
+    ctx: &PageCtx,
+    kind: RecordKind,
+    own: &str,
+    slugs: &[(Language, String)],
+) -> Vec<(Language, String)> {
+    Language::ALL
+        .into_iter()
+        .map(|l| {
+            let paths = ctx.paths.in_language(l);
+            if l == ctx.locale.language {
+                return (l, paths.record(kind, own));
+            }
+            match slugs.iter().find(|(a, _)| *a == l) {
+                Some((_, slug)) => (l, paths.record(kind, slug)),
+                None => (l, paths.calendar(&Scope::All, View::Default)),
+            }
+        })
+        .collect()
+}
+
+/// Where a slug of another language leads: a record page whose slug is not in the address's
+/// language but in another's redirects there (the API's `url` of a record read without its
+/// language segment).
+fn other_language<T>(
+    language: Language,
+    find: impl Fn(Language) -> Result<Option<T>, ServiceError>,
+) -> Result<Option<(Language, T)>, ServiceError> {
+    for other in Language::ALL {
+        if other != language {
+            if let Some(found) = find(other)? {
+                return Ok(Some((other, found)));
+            }
+        }
+    }
+    Ok(None)
+}
+
+fn event_page(
+    state: &AppState,
+    ctx: &mut PageCtx,
+    links: &Links,
+    slug: &str,
+    password: Option<String>,
+    client: IpAddr,
+) -> PageResult {
+    let language = ctx.locale.language;
+    let tried = password.is_some();
+    if tried {
+        if let Err(e) = state.auth.admit_event_password(client) {
+            return Ok(Answer::Refused(e.into()));
+        }
+    }
+    let Some((event, open, tries)) = views::event(state, language, slug, password)? else {
+        let elsewhere = other_language(language, |l| {
+            Ok(views::event(state, l, slug, None)?.map(|(e, _, _)| e.post.slug))
+        })?;
+        return match elsewhere {
+            Some((l, slug)) => Ok(Answer::Redirect(
+                ctx.paths.in_language(l).record(RecordKind::Event, &slug),
+            )),
+            None => not_found(ctx),
+        };
+    };
+    if tried && !tries.failed() {
+        state.auth.forgive_event_password(client);
+    }
+    let now = chrono::Utc::now().naive_utc();
+    let view = views::event_views(state, std::slice::from_ref(&event), now)?
+        .pop()
+        .expect("one view per event");
+    let mut slugs = Vec::new();
+    for (l, id) in &view.translations {
+        if *l != language {
+            if let Some(e) = views::event_by_id(state, *l, *id)? {
+                slugs.push((*l, e.post.slug));
+            }
+        }
+    }
+    ctx.alternates = record_alternates(ctx, RecordKind::Event, &event.post.slug, &slugs);
+    let (previous, next) = views::neighbours(state, language, &event)?;
+    let title = crate::values::text::plain_text(&event.post.title);
+    let text = |s: &str| url::form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
+    let (start, end) = (event.start_utc.and_utc(), event.end_utc.and_utc());
+    let google_dates = if event.all_day {
+        format!(
+            "{}/{}",
+            event.start_local.format("%Y%m%d"),
+            (event.end_local.date() + Duration::days(1)).format("%Y%m%d")
+        )
+    } else {
+        format!(
+            "{}/{}",
+            start.format("%Y%m%dT%H%M%SZ"),
+            end.format("%Y%m%dT%H%M%SZ")
+        )
+    };
+    let place = view
+        .venue
+        .as_ref()
+        .map(|v| crate::values::text::plain_text(&v.record.post.title))
+        .unwrap_or_default();
+    let page_url = ctx.absolute(&templates::event_path(ctx, &event));
+    let google = format!(
+        "https://calendar.google.com/calendar/render?action=TEMPLATE&text={}&dates={google_dates}&details={}&location={}",
+        text(&title),
+        text(&page_url),
+        text(&place)
+    );
+    let outlook = format!(
+        "https://outlook.office.com/calendar/0/deeplink/compose?path=%2Fcalendar%2Faction%2Fcompose&rru=addevent&subject={}&startdt={}&enddt={}&allday={}&body={}&location={}",
+        text(&title),
+        text(&start.to_rfc3339()),
+        text(&end.to_rfc3339()),
+        event.all_day,
+        text(&page_url),
+        text(&place)
+    );
+    let ics = links.route(&format!("/events/{}.ics", event.post.id));
+    let locked = (!open).then_some(tried);
+    let description = if open {
+        templates::excerpt(&event)
+    } else {
+        ctx.locale.texts.protected.to_string()
+    };
+    let head = Head {
+        title: title.clone(),
+        description,
+        canonical: templates::event_path(ctx, &event),
+        noindex: false,
+        feed: Some(ics.clone()),
+        image: view
+            .image
+            .as_ref()
+            .filter(|i| open && ctx.shows_image(&i.url))
+            .map(|i| i.url.clone()),
+        og_type: "article",
+        json_ld: open.then(|| script_json(&event_json_ld(ctx, links, &event, &view))),
+    };
+    let page = templates::EventPage {
+        event: &event,
+        view: &view,
+        ics,
+        google,
+        outlook,
+        previous: previous.as_ref(),
+        next: next.as_ref(),
+        locked,
+    };
+    let status = if tried && !open {
+        StatusCode::FORBIDDEN
+    } else {
+        StatusCode::OK
+    };
+    Ok(Answer::Page {
+        status,
+        html: templates::layout(ctx, &head, templates::event_page(ctx, &page)),
+        json: Some(links.route(&format!("/events/{}", event.post.id))),
+    })
+}
+
+fn linked_page(state: &AppState, ctx: &mut PageCtx, kind: RecordKind, slug: &str) -> PageResult {
+    use crate::service::linked::Target;
+    let t = ctx.locale.texts;
+    let language = ctx.locale.language;
+    let target = Target::Slug(slug.to_string());
+    let Some(record) = views::linked(state, language, kind, target.clone())? else {
+        let elsewhere = other_language(language, |l| {
+            Ok(views::linked(state, l, kind, target.clone())?.map(|_| slug.to_string()))
+        })?;
+        return match elsewhere {
+            Some((l, slug)) => Ok(Answer::Redirect(
+                ctx.paths.in_language(l).record(kind, &slug),
+            )),
+            None => not_found(ctx),
+        };
+    };
+    let mut slugs = Vec::new();
+    for (l, id) in record.translations() {
+        if *l != language {
+            if let Some(s) = views::linked_slug(state, *l, kind, *id)? {
+                slugs.push((*l, s));
+            }
+        }
+    }
+    ctx.alternates = record_alternates(ctx, kind, slug, &slugs);
+    let filters = match kind {
+        RecordKind::Venue => Filters {
+            venue: Some(record.id()),
+            ..Filters::default()
+        },
+        _ => Filters {
+            organizer: Some(record.id()),
+            ..Filters::default()
+        },
+    };
+    let now = local_now(ctx);
+    let (events, _) = views::upcoming(
+        state,
+        language,
+        &Scope::All,
+        &filters,
+        now,
+        1,
+        ctx.settings.list_per_page,
+    )?;
+    let event_views = views::event_views(state, &events, chrono::Utc::now().naive_utc())?;
+    let items: Vec<(&Event, &crate::service::events::EventView)> =
+        events.iter().zip(&event_views).collect();
+    let mut groups: Vec<(NaiveDate, Vec<(&Event, &crate::service::events::EventView)>)> =
+        Vec::new();
+    for item in &items {
+        let day = item.0.start_local.date().max(now.date());
+        match groups.last_mut() {
+            Some((d, list)) if *d == day => list.push(*item),
+            _ => groups.push((day, vec![*item])),
+        }
+    }
+    let title = crate::values::text::plain_text(record.title());
+    let (card, description, all_label) = match &record {
+        views::Linked::Venue(v) => (
+            templates::venue_card(ctx, &v.record),
+            &v.record.post.description,
+            t.all_events_of_venue,
+        ),
+        views::Linked::Organizer(o) => (
+            templates::organizer_card(ctx, &o.record),
+            &o.record.post.description,
+            t.all_events_of_organizer,
+        ),
+    };
+    let all_events = format!(
+        "{}{}",
+        ctx.paths.calendar(&Scope::All, View::List { page: 1 }),
+        filters.query_string()
+    );
+    let heading = match kind {
+        RecordKind::Venue => fill(t.events_at, "name", &title),
+        _ => fill(t.events_by, "name", &title),
+    };
+    let body = maud::html! {
+        article.record-page {
+            h1 { (title) }
+            @if let Some(img) = record.image().filter(|i| ctx.shows_image(&i.url)) {
+                img.hero src=(img.url) alt="" width="1200" height="675" loading="lazy" decoding="async";
+            }
+            (card)
+            div.description { (maud::PreEscaped(crate::values::text::sanitize_html(&crate::values::text::render_paragraphs(description)))) }
+            section {
+                h2 { (heading) }
+                @if items.is_empty() { (templates::nothing(t.no_events_upcoming)) }
+                @else { (templates::day_groups(ctx, &groups)) }
+                p { a href=(all_events) { (all_label) } }
+            }
+        }
+    };
+    let head = Head {
+        title: title.clone(),
+        description: crate::values::text::json_ld_description("", description),
+        canonical: ctx.paths.record(kind, slug),
+        noindex: false,
+        feed: None,
+        image: None,
+        og_type: "website",
+        json_ld: None,
+    };
+    let json_path = match kind {
+        RecordKind::Venue => "venues",
+        _ => "organizers",
+    };
+    let links = Links::new(
+        state.public_url.clone(),
+        (language != Language::En).then_some(language),
+    );
+    Ok(Answer::Page {
+        status: StatusCode::OK,
+        html: templates::layout(ctx, &head, body),
+        json: Some(links.route(&format!("/{json_path}/{}", record.id()))),
+    })
+}

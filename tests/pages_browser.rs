@@ -1,0 +1,481 @@
+//! The public HTML pages (src/http/pages/) in a real browser: `almanac serve --demo` checked by
+//! tests/browser/check.mjs in the system's headless Chromium, driven by playwright-core, with
+//! axe-core for accessibility (WCAG 2.2 AA rules).
+//!
+//! Needs /usr/bin/chromium (installed here with apt-get when missing and running as root), `node`
+//! and `npm` (the modules of tests/browser/package-lock.json are installed with `npm ci` when
+//! missing or older than the lock file). A missing browser or node fails the test: it never skips.
+//!
+//! Each page is checked in English, Spanish and Brazilian Portuguese at 1280 and 390 px wide:
+//! status and content type, axe violations, requests to other origins, horizontal scrolling,
+//! broken subresources, CSP violations and uncaught exceptions; a full-page screenshot of each goes
+//! to target/screenshots/LANG-NAME-WIDTH.png. Then, in English: the month view without JavaScript,
+//! the month view with the keyboard only, the list view's subscribe links and their feed, and the
+//! embedding script on another origin (with `frame-ancestors` on the pages).
+
+mod common;
+
+use common::*;
+
+use std::fs;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::thread;
+use std::time::{Duration, Instant, SystemTime};
+
+use serde_json::{json, Value};
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+/// Page widths check.mjs uses (its default; passed explicitly).
+const WIDTHS: [u32; 2] = [1280, 390];
+/// How long check.mjs may take in all (its own budget is 20 s per page and width).
+const CHECK_TIMEOUT: Duration = Duration::from_secs(20 * 60);
+/// Languages: report name and path segment.
+const LANGUAGES: [(&str, &str); 3] = [("en", ""), ("es", "/es"), ("pt-br", "/pt-br")];
+/// Pages at fixed addresses: name, path under the language segment, expected status.
+const FIXED_PAGES: [(&str, &str, u16); 7] = [
+    ("list", "/events/", 200),
+    ("list-page-2", "/events/list/page/2/", 200),
+    ("month", "/events/month/", 200),
+    ("week", "/events/week/", 200),
+    ("day", "/events/today/", 200),
+    ("search", "/events/list/?s=festival", 200),
+    ("404", "/events/nope/nothing/", 404),
+];
+/// Pages found through the API: name, collection (`?per_page=1` plus these parameters), the
+/// collection's key in the answer.
+const DISCOVERED_PAGES: [(&str, &str, &str); 5] = [
+    ("event", "events?per_page=1", "events"),
+    ("venue", "venues?per_page=1", "venues"),
+    ("organizer", "organizers?per_page=1", "organizers"),
+    (
+        "category",
+        "categories?per_page=1&hide_empty=1",
+        "categories",
+    ),
+    ("tag", "tags?per_page=1&hide_empty=1", "tags"),
+];
+
+fn manifest_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn browser_dir() -> PathBuf {
+    manifest_dir().join("tests").join("browser")
+}
+
+#[test]
+fn public_pages_pass_the_browser_checks() {
+    // One test function, so nothing here runs twice at once within this binary; the lock file
+    // keeps concurrent `cargo test` runs from installing at the same time.
+    {
+        let _lock = setup_lock();
+        ensure_chromium();
+        ensure_node();
+        ensure_node_modules();
+    }
+
+    // The port of the page that embeds the calendar, picked before the server starts so that it
+    // can be allowed to frame `/embed/`.
+    let embed_port = free_port();
+    let embed_origin = format!("http://127.0.0.1:{embed_port}");
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path().join("data");
+    let cmd = almanac(["serve", "--demo", "--listen", "127.0.0.1:0", "--data-dir"])
+        .arg(dir.to_str().unwrap())
+        .args(["--embed-origins", &embed_origin]);
+    let srv = Server::launch(cmd, None).unwrap_or_else(|f| {
+        panic!(
+            "`almanac serve --demo --embed-origins {embed_origin}` did not start: {}",
+            f.output.describe()
+        )
+    });
+
+    let (pages, category_slug) = page_list(&srv);
+    let screenshots = manifest_dir().join("target").join("screenshots");
+    let config = json!({
+        "base": srv.base,
+        "screenshots": screenshots,
+        "pages": pages,
+        "widths": WIDTHS,
+        "embed_host_port": embed_port,
+        "category_slug": category_slug,
+        "chromium": CHROMIUM,
+        "page_timeout_ms": 20000,
+    });
+    let report = run_check(&config);
+    assert_report(&report, &pages, &screenshots, &srv);
+}
+
+// ---------------------------------------------------------------------------------------------
+// What to check
+// ---------------------------------------------------------------------------------------------
+
+/// Every page in every language as `{"lang", "name", "url", "status"}`, and the slug of a
+/// category with events (for the embedded list).
+fn page_list(srv: &Server) -> (Vec<Value>, String) {
+    let mut pages = Vec::new();
+    let mut category_slug = None;
+    for (lang, segment) in LANGUAGES {
+        for (name, path, status) in FIXED_PAGES {
+            pages.push(json!({
+                "lang": lang,
+                "name": name,
+                "url": format!("{}{segment}{path}", srv.base),
+                "status": status,
+            }));
+        }
+        for (name, collection, key) in DISCOVERED_PAGES {
+            // Under the language segment, the links come back carrying it.
+            let mut path = format!("{segment}{NS}/{collection}");
+            if lang != "en" {
+                path.push_str(&format!("&translation_language={lang}"));
+            }
+            let r = srv.get(&path);
+            assert_eq!(
+                r.status,
+                200,
+                "GET {path} (finding the {lang} {name} page): {}",
+                r.describe()
+            );
+            let v = r.json();
+            let first = &v[key][0];
+            let url = first["url"].as_str().unwrap_or_else(|| {
+                panic!("GET {path}: no {key}[0].url to check the {lang} {name} page: {v}")
+            });
+            if lang == "en" && name == "category" {
+                category_slug = first["slug"].as_str().map(str::to_string);
+            }
+            pages.push(json!({"lang": lang, "name": name, "url": url, "status": 200}));
+        }
+    }
+    let slug = category_slug.expect("the first English category has a slug");
+    (pages, slug)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running check.mjs
+// ---------------------------------------------------------------------------------------------
+
+/// Runs `node tests/browser/check.mjs` with `config` on stdin; its progress lines are echoed
+/// (captured by the test harness unless `--nocapture`); returns its JSON report.
+fn run_check(config: &Value) -> Value {
+    let script = browser_dir().join("check.mjs");
+    let mut child = Command::new("node")
+        .arg(&script)
+        .current_dir(manifest_dir())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run `node {}`: {e}", script.display()));
+    let input = serde_json::to_vec(config).unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let mut out = child.stdout.take().unwrap();
+    let stdout = thread::spawn(move || {
+        let mut s = String::new();
+        let _ = out.read_to_string(&mut s);
+        s
+    });
+    let err = child.stderr.take().unwrap();
+    let stderr = thread::spawn(move || {
+        let mut all = String::new();
+        for line in BufReader::new(err).lines().map_while(Result::ok) {
+            eprintln!("{line}");
+            all.push_str(&line);
+            all.push('\n');
+        }
+        all
+    });
+    let deadline = Instant::now() + CHECK_TIMEOUT;
+    let status = loop {
+        if let Some(st) = child.try_wait().expect("wait for node") {
+            break st;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "check.mjs did not finish within {CHECK_TIMEOUT:?}; its output:\n{}",
+                tail(&stderr.join().unwrap_or_default(), 4000)
+            );
+        }
+        thread::sleep(Duration::from_millis(100));
+    };
+    let _ = writer.join();
+    let stdout = stdout.join().unwrap_or_default();
+    let stderr = stderr.join().unwrap_or_default();
+    serde_json::from_str(&stdout).unwrap_or_else(|e| {
+        panic!(
+            "check.mjs ({status}) printed no JSON report ({e}).\n--- stdout ---\n{}\n--- stderr ---\n{}",
+            tail(&stdout, 4000),
+            tail(&stderr, 4000)
+        )
+    })
+}
+
+/// Fails with every failure of the report, readably; checks the report covers every page.
+fn assert_report(report: &Value, pages: &[Value], screenshots: &Path, srv: &Server) {
+    let failures = report["failures"].as_array().cloned().unwrap_or_default();
+    let checked = report["pages"].as_array().cloned().unwrap_or_default();
+    let checks = report["checks"].as_array().cloned().unwrap_or_default();
+    let mut problems = Vec::new();
+    if checked.len() != pages.len() * WIDTHS.len() {
+        problems.push(format!(
+            "the report covers {} page loads, expected {} ({} pages × {} widths)",
+            checked.len(),
+            pages.len() * WIDTHS.len(),
+            pages.len(),
+            WIDTHS.len()
+        ));
+    }
+    for name in [
+        "month-no-js",
+        "month-keyboard",
+        "subscribe",
+        "frame-ancestors",
+        "embed",
+        "frame-refused",
+    ] {
+        if !checks.iter().any(|c| c["name"] == name) {
+            problems.push(format!("the report has no result of the check {name:?}"));
+        }
+    }
+    if failures.is_empty() && problems.is_empty() && report["ok"] == true {
+        eprintln!(
+            "browser checks passed: {} page loads, {} checks, {}; screenshots in {}",
+            checked.len(),
+            checks.len(),
+            report["browser"].as_str().unwrap_or("?"),
+            screenshots.display()
+        );
+        return;
+    }
+
+    let mut s = String::new();
+    let failing_loads = checked.iter().filter(|p| p["ok"] != true).count();
+    s.push_str(&format!(
+        "\n{} browser check failure(s) in {} ({} of {} page loads failing; checks: {})\n",
+        failures.len(),
+        report["browser"].as_str().unwrap_or("(no browser)"),
+        failing_loads,
+        checked.len(),
+        checks
+            .iter()
+            .map(|c| format!(
+                "{} {}",
+                c["name"].as_str().unwrap_or("?"),
+                if c["ok"] == true { "ok" } else { "FAILED" }
+            ))
+            .collect::<Vec<_>>()
+            .join(", ")
+    ));
+    for p in &problems {
+        s.push_str(&format!("  ! {p}\n"));
+    }
+    let mut last_where = String::new();
+    for f in &failures {
+        let width = f["width"]
+            .as_u64()
+            .map(|w| format!(" @{w}px"))
+            .unwrap_or_default();
+        let place = format!(
+            "{}{width}  {}",
+            f["page"].as_str().unwrap_or("?"),
+            f["url"].as_str().unwrap_or("")
+        );
+        if place != last_where {
+            s.push_str(&format!("\n{place}\n"));
+            last_where = place;
+        }
+        let impact = f["impact"]
+            .as_str()
+            .map(|i| format!(" [{i}]"))
+            .unwrap_or_default();
+        s.push_str(&format!(
+            "  - {}{impact}: {}\n",
+            f["rule"].as_str().unwrap_or("?"),
+            f["message"].as_str().unwrap_or("")
+        ));
+        let nodes = f["nodes"].as_array().cloned().unwrap_or_default();
+        for n in nodes.iter().take(3) {
+            let target = match &n["target"] {
+                Value::Array(t) => t
+                    .iter()
+                    .map(|x| {
+                        x.as_str()
+                            .map(str::to_string)
+                            .unwrap_or_else(|| x.to_string())
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" >>> "),
+                other => other.to_string(),
+            };
+            s.push_str(&format!(
+                "      {target}\n        {}\n",
+                n["html"].as_str().unwrap_or("")
+            ));
+            if let Some(summary) = n["summary"].as_str() {
+                s.push_str(&format!("        ({})\n", summary.replace('\n', " ")));
+            }
+        }
+        let count = f["node_count"].as_u64().unwrap_or(nodes.len() as u64);
+        if count > 3 {
+            s.push_str(&format!("      … and {} more\n", count - 3));
+        }
+    }
+    s.push_str(&format!(
+        "\nscreenshots: {}\nserver stderr (last lines):\n{}\n",
+        screenshots.display(),
+        tail(&srv.stderr_text(), 2000)
+    ));
+    eprintln!("{s}");
+    panic!(
+        "{} browser check failure(s){} (listed above)",
+        failures.len(),
+        if problems.is_empty() {
+            String::new()
+        } else {
+            format!(" and {} problem(s) with the report", problems.len())
+        }
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Setup: the browser, node and the node modules
+// ---------------------------------------------------------------------------------------------
+
+/// An exclusive lock on target/browser-setup.lock (held until dropped).
+fn setup_lock() -> fs::File {
+    let dir = manifest_dir().join("target");
+    fs::create_dir_all(&dir).expect("create target/");
+    let path = dir.join("browser-setup.lock");
+    let f = fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .unwrap_or_else(|e| panic!("open {}: {e}", path.display()));
+    f.lock()
+        .unwrap_or_else(|e| panic!("lock {}: {e}", path.display()));
+    f
+}
+
+fn run(what: &str, cmd: &mut Command) -> std::process::Output {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {what}: {e}"));
+    if !out.status.success() {
+        panic!(
+            "{what} failed ({}):\n--- stdout ---\n{}\n--- stderr ---\n{}",
+            out.status,
+            tail(&String::from_utf8_lossy(&out.stdout), 3000),
+            tail(&String::from_utf8_lossy(&out.stderr), 3000)
+        );
+    }
+    out
+}
+
+/// /usr/bin/chromium, installed with apt-get when missing and running as root.
+fn ensure_chromium() {
+    if Path::new(CHROMIUM).exists() {
+        return;
+    }
+    let root = Command::new("id")
+        .arg("-u")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+        .unwrap_or(false);
+    if root {
+        eprintln!("{CHROMIUM} is missing: installing the Debian package chromium");
+        run(
+            "apt-get update",
+            Command::new("apt-get")
+                .args(["update", "-qq"])
+                .env("DEBIAN_FRONTEND", "noninteractive"),
+        );
+        run(
+            "apt-get install chromium",
+            Command::new("apt-get")
+                .args(["install", "-y", "-qq", "chromium"])
+                .env("DEBIAN_FRONTEND", "noninteractive"),
+        );
+    }
+    assert!(
+        Path::new(CHROMIUM).exists(),
+        "{CHROMIUM} is missing{}: the public pages cannot be checked without it \
+         (Debian: `apt-get install chromium`)",
+        if root {
+            " even after apt-get install chromium"
+        } else {
+            " and this is not root, so it was not installed"
+        }
+    );
+}
+
+/// `node` and `npm` on the PATH.
+fn ensure_node() {
+    for tool in ["node", "npm"] {
+        let out = Command::new(tool).arg("--version").output();
+        match out {
+            Ok(o) if o.status.success() => {}
+            Ok(o) => panic!(
+                "`{tool} --version` failed ({}): {}; the browser checks need Node.js 20+ and npm",
+                o.status,
+                String::from_utf8_lossy(&o.stderr)
+            ),
+            Err(e) => panic!(
+                "cannot run `{tool}` ({e}); the browser checks need Node.js 20+ and npm on the PATH"
+            ),
+        }
+    }
+}
+
+/// tests/browser/node_modules as package-lock.json says (`npm ci` when missing or older).
+fn ensure_node_modules() {
+    let dir = browser_dir();
+    let lock = dir.join("package-lock.json");
+    let modules = dir.join("node_modules");
+    let mtime = |p: &Path| fs::metadata(p).and_then(|m| m.modified()).ok();
+    let lock_time = mtime(&lock).unwrap_or_else(|| panic!("{} is missing", lock.display()));
+    // npm writes node_modules/.package-lock.json on every install.
+    let installed = mtime(&modules.join(".package-lock.json")).or_else(|| mtime(&modules));
+    let complete = modules
+        .join("playwright-core")
+        .join("package.json")
+        .exists()
+        && modules.join("axe-core").join("axe.min.js").exists();
+    let fresh = installed.is_some_and(|t: SystemTime| t >= lock_time) && complete;
+    if fresh {
+        return;
+    }
+    eprintln!("installing tests/browser/node_modules: npm ci");
+    run(
+        "`npm ci --no-audit --no-fund` in tests/browser",
+        Command::new("npm")
+            .args(["ci", "--no-audit", "--no-fund"])
+            .current_dir(&dir),
+    );
+    assert!(
+        modules
+            .join("playwright-core")
+            .join("package.json")
+            .exists()
+            && modules.join("axe-core").join("axe.min.js").exists(),
+        "npm ci left {} without playwright-core or axe-core",
+        modules.display()
+    );
+}
+
+/// A port nothing listens on now (bound, read, released).
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("bind 127.0.0.1:0")
+        .port()
+}
