@@ -298,7 +298,8 @@ fn what_pages_show_of_hostile_protected_and_unpublished_events() {
         "Secret party",
         "2027-05-02 20:00:00",
         "2027-05-02 23:00:00",
-        json!({"password": "s3cret", "description": "The hidden address"}),
+        json!({"password": "s3cret", "description": "The hidden address", "excerpt": "Hidden excerpt",
+               "cost": "25", "featured": true, "venue": {"venue": "Hidden Hall", "city": "Porto"}}),
     );
     let path = format!("/event/{}/", secret["slug"].as_str().unwrap());
     let locked = html(&srv, &path);
@@ -306,7 +307,26 @@ fn what_pages_show_of_hostile_protected_and_unpublished_events() {
         locked.contains("Secret party") && locked.contains("type=\"password\""),
         "{locked}"
     );
-    assert!(!locked.contains("hidden address"), "{locked}");
+    for hidden in [
+        "hidden address",
+        "Hidden excerpt",
+        "Hidden Hall",
+        "25",
+        ".ics",
+        "Featured",
+        "calendar.google.com/calendar/render?action",
+    ] {
+        assert!(
+            !locked.contains(hidden),
+            "{hidden} on the locked page: {locked}"
+        );
+    }
+    // In the lists, as in the API's: title and dates only.
+    let day = html(&srv, "/events/2027-05-02/");
+    assert!(day.contains("Secret party"), "{day}");
+    for hidden in ["Hidden excerpt", "Hidden Hall", "$25", "★"] {
+        assert!(!day.contains(hidden), "{hidden} in the day view: {day}");
+    }
     let post = |password: &str| {
         srv.req("POST", &path)
             .header("Content-Type", "application/x-www-form-urlencoded")
@@ -318,7 +338,11 @@ fn what_pages_show_of_hostile_protected_and_unpublished_events() {
     assert!(wrong.text().contains("not right") && !wrong.text().contains("hidden address"));
     let right = post("s3cret");
     assert_eq!(right.status, 200);
-    assert!(right.text().contains("hidden address"), "{}", right.text());
+    assert!(
+        right.text().contains("hidden address") && right.text().contains("Hidden Hall"),
+        "{}",
+        right.text()
+    );
     assert_eq!(right.header("cache-control"), Some("no-store"));
     // Drafts and trashed events are the 404 page, as the API answers anyone anonymous.
     let draft = event(
@@ -486,4 +510,60 @@ fn pages_carry_their_headers_languages_and_links() {
         !r.text().contains("class=\"site\""),
         "an embed has no site header"
     );
+    assert!(
+        r.text().contains("<base target=\"_top\">"),
+        "links leave the frame"
+    );
+    // A category's address is its whole path.
+    let music = srv.create(
+        &ADMIN,
+        &format!("{NS}/categories"),
+        &json!({"name": "Music"}),
+    );
+    let jazz = srv.create(
+        &ADMIN,
+        &format!("{NS}/categories"),
+        &json!({"name": "Jazz", "parent": music["id"]}),
+    );
+    assert_eq!(
+        jazz["url"].as_str().unwrap(),
+        format!("{}/events/category/music/jazz/", srv.base)
+    );
+    html(&srv, "/events/category/music/jazz/");
+    assert_eq!(srv.get("/events/category/jazz/").status, 404);
+    assert_eq!(srv.get("/events/category/other/jazz/").status, 404);
+}
+
+#[test]
+fn busy_days_are_bounded_and_say_so() {
+    let srv = Server::start_with_users(&[ADMIN]);
+    for i in 0..105 {
+        event(
+            &srv,
+            &format!("Stall {i}"),
+            &format!("2027-08-14 {:02}:{:02}:00", 8 + i / 60, i % 60),
+            "2027-08-14 20:00:00",
+            json!({}),
+        );
+    }
+    let day = html(&srv, "/events/2027-08-14/");
+    assert_eq!(event_slugs(&day[day.find("<main").unwrap()..]).len(), 100);
+    assert!(
+        day.contains("The first 100 of the 105 events of this day"),
+        "{day}"
+    );
+    let week = html(&srv, "/events/week/2027-08-14/");
+    assert!(
+        week.contains("+ 93 more") && week.contains("93 more events on Saturday, August 14, 2027"),
+        "{week}"
+    );
+    let month = html(&srv, "/events/month/2027-08/");
+    assert!(month.contains("+ 102 more"), "{month}");
+    // Previous and next stop where addresses do.
+    let last = html(&srv, "/events/2200-12-31/");
+    assert!(
+        last.contains("rel=\"prev\"") && !last.contains("rel=\"next\""),
+        "{last}"
+    );
+    assert_eq!(srv.get("/events/2201-01-01/").status, 404);
 }

@@ -1,6 +1,6 @@
 //! Whole answers kept between requests: calendar feeds between polls (`resources::feeds`),
 //! the pages of the JSON lists and their single records (`http::process`; docs/api.md,
-//! "Responses, caching and compression"). A busy site asks for the same few of them over and over, and each costs
+//! "Responses, caching and compression"), and the public pages (`http::pages`). A busy site asks for the same few of them over and over, and each costs
 //! milliseconds to build; a repeated request of an unchanged calendar is answered from here.
 //!
 //! An answer is a function of the request (route, path values, parameters as validated,
@@ -24,14 +24,19 @@ use warp::http::StatusCode;
 
 /// What names one answer, apart from the store version and the clock.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub(crate) struct AnswerKey {
-    pub route: usize,
-    pub path: PathValues,
-    /// The parameters sent, as validated (`Params::sent_values`): however a request spells or
-    /// orders them, the same values give the same key.
-    pub params: Vec<(&'static str, String)>,
-    pub caller: Caller,
-    pub segment: Option<Language>,
+pub(crate) enum AnswerKey {
+    /// An answer of a route of the namespace.
+    Route {
+        route: usize,
+        path: PathValues,
+        /// The parameters sent, as validated (`Params::sent_values`): however a request
+        /// spells or orders them, the same values give the same key.
+        params: Vec<(&'static str, String)>,
+        caller: Caller,
+        segment: Option<Language>,
+    },
+    /// A public page, as an anonymous visitor sees it: its decoded path and raw query.
+    Page { path: Vec<String>, query: String },
 }
 
 impl AnswerKey {
@@ -39,7 +44,7 @@ impl AnswerKey {
     /// validated leave it out, so they do not tell that request from a valid one (its answer
     /// is an error, never kept).
     pub(crate) fn of(ctx: &Context) -> Option<AnswerKey> {
-        ctx.params.invalid.is_empty().then(|| AnswerKey {
+        ctx.params.invalid.is_empty().then(|| AnswerKey::Route {
             route: ctx.route,
             path: ctx.path.clone(),
             params: ctx.params.sent_values(),
@@ -198,7 +203,7 @@ mod tests {
     use crate::http::ical::MEDIA_TYPE;
 
     fn key(n: u64) -> AnswerKey {
-        AnswerKey {
+        AnswerKey::Route {
             route: 0,
             path: PathValues::default(),
             params: vec![("categories", format!("[{n}]"))],

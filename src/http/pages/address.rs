@@ -93,8 +93,6 @@ pub(crate) enum Page {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Address {
     pub language: Language,
-    /// The path carried a language segment (`/es/…`).
-    pub segment: bool,
     pub embed: bool,
     pub page: Page,
 }
@@ -151,7 +149,6 @@ impl Address {
         };
         Address {
             language: language.unwrap_or(Language::En),
-            segment: language.is_some(),
             embed,
             page,
         }
@@ -218,7 +215,12 @@ pub(crate) fn date(word: &str) -> Option<NaiveDate> {
     }
     NaiveDate::parse_from_str(word, "%Y-%m-%d")
         .ok()
-        .filter(|d| (1900..=2200).contains(&d.year()))
+        .filter(|d| in_range(*d))
+}
+
+/// Whether a date can be in an address: previous and next stop at the ends of the range.
+pub(crate) fn in_range(date: NaiveDate) -> bool {
+    (1900..=2200).contains(&date.year())
 }
 
 /// `YYYY-MM`, as the month's first day.

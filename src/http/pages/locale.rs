@@ -37,6 +37,8 @@ pub(crate) struct Texts {
     pub no_events_day: &'static str,
     pub no_events_upcoming: &'static str,
     pub no_events_found: &'static str,
+    /// `{n}` and `{total}`: a day with more events than its view lists.
+    pub day_truncated: &'static str,
     /// `{n}`: how many more.
     pub more: &'static str,
     /// `{n}` and `{date}`: the accessible name of a "+ N more" link.
@@ -118,6 +120,8 @@ const EN: Texts = Texts {
     no_events_day: "No events on this day.",
     no_events_upcoming: "No upcoming events.",
     no_events_found: "No events match.",
+    day_truncated:
+        "The first {n} of the {total} events of this day; search or filter to find the others.",
     more: "+ {n} more",
     more_on: "{n} more events on {date}",
     all_day: "All day",
@@ -192,6 +196,8 @@ const PT_BR: Texts = Texts {
     no_events_day: "Nenhum evento neste dia.",
     no_events_upcoming: "Nenhum evento próximo.",
     no_events_found: "Nenhum evento encontrado.",
+    day_truncated:
+        "Os primeiros {n} dos {total} eventos deste dia; busque ou filtre para encontrar os outros.",
     more: "+ {n} mais",
     more_on: "Mais {n} eventos em {date}",
     all_day: "Dia inteiro",
@@ -266,6 +272,7 @@ const ES: Texts = Texts {
     no_events_day: "No hay eventos este día.",
     no_events_upcoming: "No hay próximos eventos.",
     no_events_found: "Ningún evento coincide.",
+    day_truncated: "Los primeros {n} de los {total} eventos de este día; busca o filtra para encontrar los demás.",
     more: "+ {n} más",
     more_on: "{n} eventos más el {date}",
     all_day: "Todo el día",
@@ -359,7 +366,7 @@ impl PageLocale {
         capitalized(&self.date_format(first, pattern))
     }
 
-    /// "Monday, March 15, 2027", "segunda-feira, 15 de março de 2027".
+    /// "Monday, March 15, 2027", "segunda, 15 de março de 2027".
     pub(crate) fn long_date(&self, date: NaiveDate) -> String {
         let pattern = match self.language {
             Language::En => "%A, %B %-d, %Y",

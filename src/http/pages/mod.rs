@@ -10,6 +10,7 @@ pub mod settings;
 mod templates;
 mod views;
 
+use crate::http::answer_cache::{AnswerKey, CachedAnswer};
 use crate::http::links::Links;
 use crate::http::response::{Body, Finish, SharedBody};
 use crate::http::{ApiResponse, AppState};
@@ -33,17 +34,19 @@ use warp::reply::Response;
 pub(crate) use address::is_page_path;
 use assets::Assets;
 
+/// Events a day of the week view lists before its "+ N more" link.
+const WEEK_PER_DAY: usize = 12;
+
+/// Most events the day view lists (a page of the list view holds fewer).
+const DAY_LIMIT: usize = 100;
+
 /// The media type of every page.
 const HTML: &str = "text/html; charset=utf-8";
 
 /// What a page handler answers.
 enum Answer {
-    Page {
-        status: StatusCode,
-        html: Markup,
-        /// The JSON twin of a record page (`Link: <…>; rel="alternate"`).
-        json: Option<String>,
-    },
+    /// A page (see [`page`]).
+    Page(ApiResponse),
     /// `303 See Other` to a path of this site (the bar's form, a page in another language).
     Redirect(String),
     /// Refused as the API refuses it (event password guesses beyond the throttle).
@@ -95,14 +98,44 @@ pub(crate) fn serve(
     if !matches!(*method, Method::GET | Method::HEAD | Method::POST) {
         return finish.error(&crate::http::error::ApiError::no_route());
     }
-    let outcome = render(state, &address, &links, query, password, client);
-    let answer = match outcome {
-        Ok(Answer::Refused(e)) => return finish.error(&e),
-        Ok(answer) => answer,
-        Err(e) => {
-            tracing::error!(error = ?e, "rendering a page failed");
-            return finish.error(&crate::http::error::from_service(e, finish.caller));
-        }
+    // A page an anonymous visitor reads is a function of its address, the store's version
+    // (read first) and the clock's second, like the JSON answers: repeated requests within
+    // the second come from the response cache.
+    let key = (password.is_none() && *method != Method::POST).then(|| AnswerKey::Page {
+        path: segments.to_vec(),
+        query: query.to_string(),
+    });
+    let (version, second) = (state.store.version(), chrono::Utc::now().timestamp());
+    let cached = key.as_ref().and_then(|key| {
+        let found = state.responses.get(key, version, second);
+        crate::metrics::cache(
+            crate::metrics::Cache::Responses,
+            u64::from(found.is_some()),
+            u64::from(found.is_none()),
+        );
+        found
+    });
+    let answer = match cached {
+        Some(found) => Answer::Page(found.answer()),
+        None => match render(state, &address, &links, query, password, client) {
+            Ok(Answer::Page(page)) => match key {
+                Some(key) if page.status == StatusCode::OK => {
+                    let page = CachedAnswer::from_answer(page);
+                    if chrono::Utc::now().timestamp() == second {
+                        state
+                            .responses
+                            .put(key, version, second..second + 1, page.clone());
+                    }
+                    Answer::Page(page.answer())
+                }
+                _ => Answer::Page(page),
+            },
+            Ok(answer) => answer,
+            Err(e) => {
+                tracing::error!(error = ?e, "rendering a page failed");
+                return finish.error(&crate::http::error::from_service(e, finish.caller));
+            }
+        },
     };
     let frame_ancestors = if address.embed && !state.pages.settings.embed_origins.is_empty() {
         format!("'self' {}", state.pages.settings.embed_origins.join(" "))
@@ -122,23 +155,13 @@ pub(crate) fn serve(
             put(r.headers_mut(), header::CACHE_CONTROL, "no-store");
             r
         }
-        Answer::Page { status, html, json } => {
-            let mut answer = ApiResponse::ok_body(Body::Shared(Arc::new(SharedBody::new(
-                HTML,
-                html.into_string().into_bytes(),
-            ))));
-            answer.status = status;
-            if let Some(json) = json {
-                answer
-                    .link_relations
-                    .push((json, "rel=\"alternate\"; type=\"application/json\""));
-            }
-            let cache = if status == StatusCode::OK && *method != Method::POST {
+        Answer::Page(page) => {
+            let cache = if page.status == StatusCode::OK && *method != Method::POST {
                 "public, no-cache"
             } else {
                 "no-store"
             };
-            let mut r = finish.success(answer, Some(cache));
+            let mut r = finish.success(page, Some(cache));
             r.headers_mut()
                 .remove(HeaderName::from_static("x-robots-tag"));
             r
@@ -191,6 +214,22 @@ pub(crate) fn asset(state: &AppState, finish: &Finish, name: &str) -> Response {
     }
 }
 
+/// A page's answer: its HTML with `status`, and for a record page its JSON twin
+/// (`Link: <…>; rel="alternate"; type="application/json"`).
+fn page(status: StatusCode, html: Markup, json: Option<String>) -> Answer {
+    let mut answer = ApiResponse::ok_body(Body::Shared(Arc::new(SharedBody::new(
+        HTML,
+        html.into_string().into_bytes(),
+    ))));
+    answer.status = status;
+    if let Some(json) = json {
+        answer
+            .link_relations
+            .push((json, "rel=\"alternate\"; type=\"application/json\""));
+    }
+    Answer::Page(answer)
+}
+
 fn put(h: &mut HeaderMap, name: HeaderName, value: &str) {
     if let Ok(v) = HeaderValue::from_str(value) {
         h.insert(name, v);
@@ -233,7 +272,7 @@ fn render(
             kind: RecordKind::Event,
             slug,
         } => event_page(state, &mut ctx, links, slug, password, client),
-        Page::Record { kind, slug } => linked_page(state, &mut ctx, *kind, slug),
+        Page::Record { kind, slug } => linked_page(state, &mut ctx, links, *kind, slug),
         Page::Unknown => not_found(&mut ctx),
     }
 }
@@ -261,11 +300,11 @@ fn not_found(ctx: &mut PageCtx) -> PageResult {
         og_type: "website",
         json_ld: None,
     };
-    Ok(Answer::Page {
-        status: StatusCode::NOT_FOUND,
-        html: templates::layout(ctx, &head, templates::not_found(ctx)),
-        json: None,
-    })
+    Ok(page(
+        StatusCode::NOT_FOUND,
+        templates::layout(ctx, &head, templates::not_found(ctx)),
+        None,
+    ))
 }
 
 /// The bar's form sends `view` and `date`: they lead to the clean address of that view, the
@@ -349,6 +388,10 @@ fn scope_names(
     else {
         return Ok(None);
     };
+    // A category's address is its whole path: another path to the same slug names nothing.
+    if matches!(scope, Scope::Category(path) if *path != term.path) {
+        return Ok(None);
+    }
     let mut alternates = vec![(language, scope.clone())];
     for (other, id) in &term.translations {
         if *other == language {
@@ -410,6 +453,10 @@ fn calendar(
     };
     let query_string = filters.query_string();
     let here = |v: View| format!("{}{query_string}", ctx.paths.calendar(scope, v));
+    // Previous and next, unless they would leave the dates an address can name.
+    let step = |d: NaiveDate, view: fn(Option<NaiveDate>) -> View, label: &'static str| {
+        address::in_range(d).then(|| (here(view(Some(d))), label))
+    };
     let mut filter_names = Vec::new();
     if let Some(c) = &filters.category {
         let name = categories
@@ -496,12 +543,9 @@ fn calendar(
                 let nav = templates::calendar_nav(
                     ctx,
                     &heading,
-                    Some((
-                        here(View::Month(Some(first - Months::new(1)))),
-                        t.prev_month,
-                    )),
+                    step(first - Months::new(1), View::Month, t.prev_month),
                     Some(here(View::Month(None))),
-                    Some((here(View::Month(Some(next))), t.next_month)),
+                    step(next, View::Month, t.next_month),
                 );
                 let lookup = |d: NaiveDate| days.of(d).cloned();
                 let table =
@@ -524,30 +568,26 @@ fn calendar(
                 let start = date - Duration::days(offset as i64);
                 let end = start + Duration::days(6);
                 let days =
-                    match views::days(state, language, scope, &filters, (start, end), usize::MAX) {
+                    match views::days(state, language, scope, &filters, (start, end), WEEK_PER_DAY)
+                    {
                         Ok(d) => d,
                         Err(e) if views::names_nothing(&e) => return not_found(ctx),
                         Err(e) => return Err(e),
                     };
-                let list: Vec<(NaiveDate, Vec<Event>)> = (0..7)
+                let list: Vec<(NaiveDate, Vec<Event>, usize)> = (0..7)
                     .map(|i| {
                         let d = start + Duration::days(i);
-                        (d, days.of(d).map(|(e, _)| e.clone()).unwrap_or_default())
+                        let (events, total) = days.of(d).cloned().unwrap_or_default();
+                        (d, events, total)
                     })
                     .collect();
                 let heading = fill(t.week_of, "date", &ctx.locale.day_month(start));
                 let nav = templates::calendar_nav(
                     ctx,
                     &heading,
-                    Some((
-                        here(View::Week(Some(start - Duration::days(7)))),
-                        t.prev_week,
-                    )),
+                    step(start - Duration::days(7), View::Week, t.prev_week),
                     Some(here(View::Week(None))),
-                    Some((
-                        here(View::Week(Some(start + Duration::days(7)))),
-                        t.next_week,
-                    )),
+                    step(start + Duration::days(7), View::Week, t.next_week),
                 );
                 let content = maud::html! {
                     (nav)
@@ -565,12 +605,12 @@ fn calendar(
             }
             ViewKind::Day => {
                 let days =
-                    match views::days(state, language, scope, &filters, (date, date), usize::MAX) {
+                    match views::days(state, language, scope, &filters, (date, date), DAY_LIMIT) {
                         Ok(d) => d,
                         Err(e) if views::names_nothing(&e) => return not_found(ctx),
                         Err(e) => return Err(e),
                     };
-                let events = days.of(date).map(|(e, _)| e.clone()).unwrap_or_default();
+                let (events, total) = days.of(date).cloned().unwrap_or_default();
                 let event_views =
                     views::event_views(state, &events, chrono::Utc::now().naive_utc())?;
                 let items: Vec<(&Event, &crate::service::events::EventView)> =
@@ -580,14 +620,17 @@ fn calendar(
                 let nav = templates::calendar_nav(
                     ctx,
                     &heading,
-                    Some((here(View::Day(Some(date - Duration::days(1)))), t.prev_day)),
+                    step(date - Duration::days(1), View::Day, t.prev_day),
                     Some(here(View::Day(None))),
-                    Some((here(View::Day(Some(date + Duration::days(1)))), t.next_day)),
+                    step(date + Duration::days(1), View::Day, t.next_day),
                 );
                 let content = maud::html! {
                     (nav)
                     @if items.is_empty() { (templates::nothing(t.no_events_day)) }
                     @else { (templates::day_groups(ctx, &[(date, items.clone())])) }
+                    @if total > items.len() {
+                        p.nothing { (fill(&fill(t.day_truncated, "n", &items.len().to_string()), "total", &total.to_string())) }
+                    }
                 };
                 (
                     heading,
@@ -682,11 +725,11 @@ fn calendar(
         og_type: "website",
         json_ld,
     };
-    Ok(Answer::Page {
-        status: StatusCode::OK,
-        html: templates::layout(ctx, &head, body),
-        json: None,
-    })
+    Ok(page(
+        StatusCode::OK,
+        templates::layout(ctx, &head, body),
+        None,
+    ))
 }
 
 /// The JSON-LD of an event, as the API's `json_ld` with its location and organizer, the
@@ -803,6 +846,8 @@ fn event_page(
     client: IpAddr,
 ) -> PageResult {
     let language = ctx.locale.language;
+    // An empty password is no guess, as on the API's reads.
+    let password = password.filter(|p| !p.is_empty());
     let tried = password.is_some();
     if tried {
         if let Err(e) = state.auth.admit_event_password(client) {
@@ -886,7 +931,7 @@ fn event_page(
         description,
         canonical: templates::event_path(ctx, &event),
         noindex: false,
-        feed: Some(ics.clone()),
+        feed: open.then(|| ics.clone()),
         image: view
             .image
             .as_ref()
@@ -895,7 +940,7 @@ fn event_page(
         og_type: "article",
         json_ld: open.then(|| script_json(&event_json_ld(ctx, links, &event, &view))),
     };
-    let page = templates::EventPage {
+    let shown = templates::EventPage {
         event: &event,
         view: &view,
         ics,
@@ -910,14 +955,20 @@ fn event_page(
     } else {
         StatusCode::OK
     };
-    Ok(Answer::Page {
+    Ok(page(
         status,
-        html: templates::layout(ctx, &head, templates::event_page(ctx, &page)),
-        json: Some(links.route(&format!("/events/{}", event.post.id))),
-    })
+        templates::layout(ctx, &head, templates::event_page(ctx, &shown)),
+        Some(links.route(&format!("/events/{}", event.post.id))),
+    ))
 }
 
-fn linked_page(state: &AppState, ctx: &mut PageCtx, kind: RecordKind, slug: &str) -> PageResult {
+fn linked_page(
+    state: &AppState,
+    ctx: &mut PageCtx,
+    links: &Links,
+    kind: RecordKind,
+    slug: &str,
+) -> PageResult {
     use crate::service::linked::Target;
     let t = ctx.locale.texts;
     let language = ctx.locale.language;
@@ -1026,13 +1077,9 @@ fn linked_page(state: &AppState, ctx: &mut PageCtx, kind: RecordKind, slug: &str
         RecordKind::Venue => "venues",
         _ => "organizers",
     };
-    let links = Links::new(
-        state.public_url.clone(),
-        (language != Language::En).then_some(language),
-    );
-    Ok(Answer::Page {
-        status: StatusCode::OK,
-        html: templates::layout(ctx, &head, body),
-        json: Some(links.route(&format!("/{json_path}/{}", record.id()))),
-    })
+    Ok(page(
+        StatusCode::OK,
+        templates::layout(ctx, &head, body),
+        Some(links.route(&format!("/{json_path}/{}", record.id()))),
+    ))
 }

@@ -1,6 +1,7 @@
 //! What an operator sets about the public pages (docs/pages.md, "Settings"): the site's name,
 //! logo and accent colour, the default view, the week's first day, the display time zone, the
-//! month view's events per day, an extra stylesheet, and the origins that may frame `/embed/`.
+//! month view's events per day, an extra stylesheet, the origins that may frame `/embed/` and
+//! those whose images pages show.
 
 use crate::values::timezone::Zone;
 use chrono::Weekday;

@@ -33,6 +33,15 @@ impl PageCtx<'_> {
         format!("{}{path}", self.origin)
     }
 
+    /// `url` as an absolute URL: a path on this site gets the site's origin.
+    fn absolute_url(&self, url: &str) -> String {
+        if url.starts_with('/') && !url.starts_with("//") {
+            self.absolute(url)
+        } else {
+            url.to_string()
+        }
+    }
+
     fn t(&self) -> &'static super::locale::Texts {
         self.locale.texts
     }
@@ -70,7 +79,7 @@ pub(crate) struct Head {
     pub json_ld: Option<String>,
 }
 
-/// The whole document: head, header (not in embeds), the page's content, footer.
+/// The whole document: head, header (not in embeds), the page's content.
 pub(crate) fn layout(ctx: &PageCtx, head: &Head, content: Markup) -> Markup {
     let t = ctx.t();
     let site = &ctx.settings.site_name;
@@ -113,6 +122,8 @@ pub(crate) fn layout(ctx: &PageCtx, head: &Head, content: Markup) -> Markup {
                     script type="application/ld+json" { (PreEscaped(ld)) }
                 }
                 @if embed {
+                    // Links leave the frame: the site's pages may not be framed elsewhere.
+                    base target="_top";
                     script src=(ctx.frame_script) defer {}
                 }
             }
@@ -121,7 +132,7 @@ pub(crate) fn layout(ctx: &PageCtx, head: &Head, content: Markup) -> Markup {
                 @if !embed {
                     header.site {
                         a.brand href=(ctx.paths.calendar(&Scope::All, View::Default)) {
-                            @if let Some(logo) = &ctx.settings.logo_url {
+                            @if let Some(logo) = ctx.settings.logo_url.as_ref().filter(|l| ctx.shows_image(&ctx.absolute_url(l))) {
                                 img src=(logo) alt="" width="32" height="32";
                             }
                             span { (site) }
@@ -318,10 +329,11 @@ pub(crate) fn active_filters(
 fn grid_item(ctx: &PageCtx, event: &Event, day: NaiveDate) -> Markup {
     let t = ctx.t();
     let title = crate::values::text::plain_text(&event.post.title);
+    let featured = event.featured && !super::views::locked(event);
     html! {
-        li.featured[event.featured] {
+        li.featured[featured] {
             a href=(event_path(ctx, event)) {
-                @if event.featured {
+                @if featured {
                     span.star aria-hidden="true" { "★ " }
                     span.vh { (t.featured) ": " }
                 }
@@ -367,7 +379,7 @@ pub(crate) fn month_table(
                             @let inside = day.month() == first.month();
                             @let events = if inside { day_events(*day) } else { None };
                             @let count = events.as_ref().map_or(0, |(_, n)| *n);
-                            td.other[!inside].today[*day == today].empty[count == 0] {
+                            td.other[!inside].today[inside && *day == today].empty[count == 0] {
                                 @if inside {
                                     @let href = format!("{}{query}", ctx.paths.calendar(scope, View::Day(Some(*day))));
                                     div.num {
@@ -400,26 +412,37 @@ pub(crate) fn month_table(
     }
 }
 
-/// The week: its days side by side (stacked on narrow screens), each with its events' times.
+/// The week: its days side by side (stacked on narrow screens), each with its first events'
+/// times and a "+ N more" link to the day.
 pub(crate) fn week_days(
     ctx: &PageCtx,
     scope: &Scope,
     filters: &Filters,
-    days: &[(NaiveDate, Vec<Event>)],
+    days: &[(NaiveDate, Vec<Event>, usize)],
     today: NaiveDate,
 ) -> Markup {
+    let t = ctx.t();
     let query = filters.query_string();
     html! {
         ol.week {
-            @for (day, events) in days {
+            @for (day, events, total) in days {
+                @let href = format!("{}{query}", ctx.paths.calendar(scope, View::Day(Some(*day))));
                 li.today[*day == today] {
                     h3 {
-                        a href=(format!("{}{query}", ctx.paths.calendar(scope, View::Day(Some(*day))))) aria-current=[(*day == today).then_some("date")] {
+                        @if super::address::in_range(*day) {
+                            a href=(href) aria-current=[(*day == today).then_some("date")] {
+                                (ctx.locale.short_date(*day))
+                            }
+                        } @else {
                             (ctx.locale.short_date(*day))
                         }
                     }
                     @if !events.is_empty() {
                         ul { @for e in events { (grid_item(ctx, e, *day)) } }
+                    }
+                    @if *total > events.len() {
+                        @let n = (total - events.len()).to_string();
+                        a.more href=(href) aria-label=(fill(&fill(t.more_on, "n", &n), "date", &ctx.locale.long_date(*day))) { (fill(t.more, "n", &n)) }
                     }
                 }
             }
@@ -451,11 +474,22 @@ fn zone_note(ctx: &PageCtx, event: &Event) -> Option<String> {
 pub(crate) fn list_item(ctx: &PageCtx, event: &Event, view: &EventView, day: NaiveDate) -> Markup {
     let t = ctx.t();
     let title = crate::values::text::plain_text(&event.post.title);
-    let excerpt = excerpt(event);
-    let cost = ctx.locale.cost(&event.cost.formatted());
-    let image = view.image.as_ref().filter(|i| ctx.shows_image(&i.url));
+    // A protected event shows its title and dates only, as the API's lists show it.
+    let open = !super::views::locked(event);
+    let excerpt = if open { excerpt(event) } else { String::new() };
+    let cost = if open {
+        ctx.locale.cost(&event.cost.formatted())
+    } else {
+        String::new()
+    };
+    let image = view
+        .image
+        .as_ref()
+        .filter(|i| open && ctx.shows_image(&i.url));
+    let venue = view.venue.as_ref().filter(|_| open);
+    let featured = open && event.featured;
     html! {
-        li.event.featured[event.featured] {
+        li.event.featured[featured] {
             div.body {
                 h4 {
                     a href=(event_path(ctx, event)) { (title) }
@@ -465,9 +499,9 @@ pub(crate) fn list_item(ctx: &PageCtx, event: &Event, view: &EventView, day: Nai
                         (ctx.locale.times_on_day(day, event.start_local, event.end_local, event.all_day))
                     }
                     @if let Some(zone) = zone_note(ctx, event) { " (" (zone) ")" }
-                    @if event.featured { " " span.badge { span aria-hidden="true" { "★ " } (t.featured) } }
+                    @if featured { " " span.badge { span aria-hidden="true" { "★ " } (t.featured) } }
                 }
-                @if let Some(venue) = &view.venue {
+                @if let Some(venue) = venue {
                     p.venue {
                         a href=(ctx.paths.record(RecordKind::Venue, &venue.record.post.slug)) { (crate::values::text::plain_text(&venue.record.post.title)) }
                         @if !venue.record.city.is_empty() { ", " (venue.record.city) }
@@ -501,7 +535,7 @@ pub(crate) fn excerpt(event: &Event) -> String {
 
 /// A message in place of events.
 pub(crate) fn nothing(message: &str) -> Markup {
-    html! { p.nothing role="status" { (message) } }
+    html! { p.nothing { (message) } }
 }
 
 /// Page numbers of the list view.
@@ -568,7 +602,7 @@ pub(crate) fn event_page(ctx: &PageCtx, page: &EventPage) -> Markup {
             h1 { (title) }
             p.when {
                 (ctx.locale.event_span(e.start_local, e.end_local, e.all_day, zone_note(ctx, e).as_deref()))
-                @if e.featured { " " span.badge { span aria-hidden="true" { "★ " } (t.featured) } }
+                @if e.featured && page.locked.is_none() { " " span.badge { span aria-hidden="true" { "★ " } (t.featured) } }
             }
             @if let Some(wrong) = page.locked {
                 form.password method="post" action=(event_path(ctx, e)) {
@@ -586,7 +620,7 @@ pub(crate) fn event_page(ctx: &PageCtx, page: &EventPage) -> Markup {
                 }
                 dl.facts {
                     @if !cost.is_empty() { dt { (t.cost) } dd { (cost) } }
-                    @if !e.website.is_empty() { dt { (t.website) } dd { a href=(e.website) rel="noopener" { (e.website) } } }
+                    @if let Some(href) = web_href(&e.website) { dt { (t.website) } dd { a href=(href) rel="noopener" { (e.website) } } }
                     @if !v.categories.is_empty() {
                         dt { (t.categories) }
                         dd { ul.terms { @for c in &v.categories { li { a href=(ctx.paths.calendar(&Scope::Category(c.path.clone()), View::Default)) { (c.term.name) } } } } }
@@ -610,12 +644,14 @@ pub(crate) fn event_page(ctx: &PageCtx, page: &EventPage) -> Markup {
                     }
                 }
             }
-            section.add {
-                h2 { (t.add_to_calendar) }
-                ul {
-                    li { a href=(page.google) rel="noopener" { (t.google_calendar) } }
-                    li { a href=(page.outlook) rel="noopener" { (t.outlook_365) } }
-                    li { a href=(page.ics) download { (t.download_ics) } }
+            @if page.locked.is_none() {
+                section.add {
+                    h2 { (t.add_to_calendar) }
+                    ul {
+                        li { a href=(page.google) rel="noopener" { (t.google_calendar) } }
+                        li { a href=(page.outlook) rel="noopener" { (t.outlook_365) } }
+                        li { a href=(page.ics) download { (t.download_ics) } }
+                    }
                 }
             }
             nav.pager.bottom aria-label=(t.calendar_nav) {
@@ -657,9 +693,30 @@ pub(crate) fn venue_card(ctx: &PageCtx, venue: &crate::model::post::Venue) -> Ma
                 @if let Some(map) = map { p { a href=(map) rel="noopener" { (t.view_map) } } }
             }
             @if !venue.phone.is_empty() { p { (t.phone) ": " a href=(format!("tel:{}", venue.phone.replace(' ', ""))) { (venue.phone) } } }
-            @if !venue.website.is_empty() { p { a href=(venue.website) rel="noopener" { (t.website) } } }
+            @if let Some(href) = web_href(&venue.website) { p { a href=(href) rel="noopener" { (t.website) } } }
         }
     }
+}
+
+/// A record's website as a link target: only `http` and `https` URLs (records imported from
+/// elsewhere may hold anything).
+fn web_href(website: &str) -> Option<String> {
+    url::Url::parse(website.trim())
+        .ok()
+        .filter(|u| matches!(u.scheme(), "http" | "https"))
+        .map(|u| u.to_string())
+}
+
+/// A `mailto:` link to an address, encoded so that nothing in it adds headers.
+fn mailto(email: &str) -> String {
+    let encoded: String =
+        percent_encoding::utf8_percent_encode(email.trim(), percent_encoding::NON_ALPHANUMERIC)
+            .to_string()
+            .replace("%40", "@")
+            .replace("%2E", ".")
+            .replace("%2D", "-")
+            .replace("%5F", "_");
+    format!("mailto:{encoded}")
 }
 
 /// A link to OpenStreetMap at the venue (coordinates, else the address): a link only, so the
@@ -683,8 +740,8 @@ pub(crate) fn organizer_card(ctx: &PageCtx, o: &crate::model::post::Organizer) -
         div.card {
             p.name { a href=(ctx.paths.record(RecordKind::Organizer, &o.post.slug)) { (crate::values::text::plain_text(&o.post.title)) } }
             @if !o.phone.is_empty() { p { (t.phone) ": " a href=(format!("tel:{}", o.phone.replace(' ', ""))) { (o.phone) } } }
-            @if !o.email.is_empty() { p { (t.email) ": " a href=(format!("mailto:{}", o.email)) { (o.email) } } }
-            @if !o.website.is_empty() { p { a href=(o.website) rel="noopener" { (t.website) } } }
+            @if !o.email.is_empty() { p { (t.email) ": " a href=(mailto(&o.email)) { (o.email) } } }
+            @if let Some(href) = web_href(&o.website) { p { a href=(href) rel="noopener" { (t.website) } } }
         }
     }
 }
@@ -839,6 +896,21 @@ mod tests {
             };
             assert_inert(&layout(ctx, &head, html! {}).into_string());
         });
+    }
+
+    #[test]
+    fn only_web_addresses_are_links() {
+        assert_eq!(
+            web_href("https://example.org/a?b=c").as_deref(),
+            Some("https://example.org/a?b=c")
+        );
+        assert_eq!(web_href("javascript:alert(1)"), None);
+        assert_eq!(web_href("data:text/html,x"), None);
+        assert_eq!(web_href("not a url"), None);
+        assert_eq!(
+            mailto("a@b.org?subject=x&body=y"),
+            "mailto:a@b.org%3Fsubject%3Dx%26body%3Dy"
+        );
     }
 
     #[test]

@@ -60,11 +60,11 @@ impl Filters {
         if pairs.is_empty() {
             return String::new();
         }
-        let mut s = url::form_urlencoded::Serializer::new(String::from("?"));
+        let mut s = url::form_urlencoded::Serializer::new(String::new());
         for (k, v) in pairs {
             s.append_pair(k, &v);
         }
-        s.finish().replacen("?&", "?", 1)
+        format!("?{}", s.finish())
     }
 
     fn pairs(&self) -> Vec<(&'static str, String)> {
@@ -200,8 +200,8 @@ pub(crate) fn on_day(event: &Event, day: NaiveDate) -> bool {
     event.start_local < midnight(day + Duration::days(1)) && event.end_local > midnight(day)
 }
 
-/// The events of each day from `first` to `last`: up to `per_day` of each (all of them when
-/// `per_day` is `None`), with each day's total.
+/// The events of each day from `first` to `last`: up to a number of each, with each day's
+/// total.
 pub(crate) struct Days {
     pub first: NaiveDate,
     pub days: Vec<(Vec<Event>, usize)>,
@@ -228,6 +228,8 @@ pub(crate) fn days(
     (first, last): (NaiveDate, NaiveDate),
     per_day: usize,
 ) -> ServiceResult<Days> {
+    // A day shows at most a window's worth of events, whatever it holds.
+    let per_day = per_day.min(WINDOW_LIMIT);
     let span = (midnight(first), midnight(last + Duration::days(1)));
     let (events, total) = window(state, language, scope, filters, span, WINDOW_LIMIT)?;
     let count = (last - first).num_days() as usize + 1;
@@ -275,6 +277,12 @@ pub(crate) fn upcoming(
         Vec::new(),
     )?;
     Ok((archive.page.items, archive.page.total))
+}
+
+/// Whether an anonymous visitor without its password sees `event` masked, as the API's lists
+/// mask it: title and dates only.
+pub(crate) fn locked(event: &Event) -> bool {
+    !events::Unlock::default().opens(event, Caller::Anonymous, chrono::Utc::now().naive_utc())
 }
 
 /// What list items and event pages show besides the event: venue, organizers, terms, image.
@@ -334,7 +342,8 @@ pub(crate) fn event_by_id(
     }
 }
 
-/// The events just before and after `event` in start order, among those the list shows.
+/// The published events starting just before and just after `event` (events starting at the
+/// same moment are not its neighbours).
 pub(crate) fn neighbours(
     state: &AppState,
     language: Language,
@@ -420,7 +429,6 @@ pub(crate) fn linked(
     target: linked::Target,
 ) -> ServiceResult<Option<Linked>> {
     let req = request(language);
-    let trashed = |status| status == crate::model::Status::Trash;
     Ok(match kind {
         RecordKind::Venue => found(linked::get::<Venue>(
             &state.store,
@@ -429,7 +437,6 @@ pub(crate) fn linked(
             false,
             Vec::new(),
         ))?
-        .filter(|v| !trashed(v.post.status))
         .map(|v| linked::view(&state.store, v, Caller::Anonymous, req.now))
         .transpose()?
         .map(Linked::Venue),
@@ -440,7 +447,6 @@ pub(crate) fn linked(
             false,
             Vec::new(),
         ))?
-        .filter(|o| !trashed(o.post.status))
         .map(|o| linked::view(&state.store, o, Caller::Anonymous, req.now))
         .transpose()?
         .map(Linked::Organizer),
