@@ -38,7 +38,7 @@ struct DataDirArg {
 #[derive(Args)]
 struct PageArgs {
     /// The site's name, in the pages' header and titles.
-    #[arg(long, env = "ALMANAC_SITE_NAME", default_value = "Events")]
+    #[arg(long, env = "ALMANAC_SITE_NAME", default_value = "Calendar")]
     site_name: String,
     /// The URL of a logo shown beside the site's name.
     #[arg(long, env = "ALMANAC_LOGO_URL")]

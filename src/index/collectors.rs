@@ -58,3 +58,118 @@ impl SegmentCollector for SegmentValueCollector {
         self.values
     }
 }
+
+/// What a calendar shows of a run of days: for each day, the events on it (those that start
+/// before the day ends and end after it starts, by their wall clocks) counted, and the first
+/// few of them in start order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct DayHits {
+    /// Per day: the first events' IDs in start order, and how many events the day holds.
+    pub days: Vec<(Vec<u64>, usize)>,
+}
+
+const DAY_SECONDS: i64 = 86_400;
+
+/// Collects [`DayHits`] for `days` days from `first` (a day's start, as wall-clock seconds),
+/// keeping `per_day` events of each.
+pub(super) struct DayCollector {
+    pub(super) first: i64,
+    pub(super) days: usize,
+    pub(super) per_day: usize,
+}
+
+pub(super) struct SegmentDayCollector {
+    start: Option<tantivy::columnar::Column<i64>>,
+    end: Option<tantivy::columnar::Column<i64>>,
+    order: Option<tantivy::columnar::Column<i64>>,
+    first: i64,
+    per_day: usize,
+    /// Per day: the smallest start keys seen (sorted) and the count.
+    days: Vec<(Vec<i64>, usize)>,
+}
+
+impl Collector for DayCollector {
+    type Fruit = DayHits;
+    type Child = SegmentDayCollector;
+
+    fn for_segment(&self, _: u32, segment: &SegmentReader) -> tantivy::Result<SegmentDayCollector> {
+        let fast = segment.fast_fields();
+        Ok(SegmentDayCollector {
+            start: fast.i64("start_local").ok(),
+            end: fast.i64("end_local").ok(),
+            order: fast.i64("order_start").ok(),
+            first: self.first,
+            per_day: self.per_day,
+            days: vec![(Vec::new(), 0); self.days],
+        })
+    }
+
+    fn requires_scoring(&self) -> bool {
+        false
+    }
+
+    fn merge_fruits(&self, fruits: Vec<Vec<(Vec<i64>, usize)>>) -> tantivy::Result<DayHits> {
+        let mut days: Vec<(Vec<i64>, usize)> = vec![(Vec::new(), 0); self.days];
+        for fruit in fruits {
+            for (day, (keys, count)) in days.iter_mut().zip(fruit) {
+                day.0.extend(keys);
+                day.1 += count;
+            }
+        }
+        Ok(DayHits {
+            days: days
+                .into_iter()
+                .map(|(mut keys, count)| {
+                    keys.sort_unstable();
+                    keys.truncate(self.per_day);
+                    let ids = keys
+                        .into_iter()
+                        .map(|k| k.rem_euclid(super::docs::ID_SPAN) as u64)
+                        .collect();
+                    (ids, count)
+                })
+                .collect(),
+        })
+    }
+}
+
+impl SegmentCollector for SegmentDayCollector {
+    type Fruit = Vec<(Vec<i64>, usize)>;
+
+    fn collect(&mut self, doc: DocId, _: Score) {
+        let value = |column: &Option<tantivy::columnar::Column<i64>>| {
+            column.as_ref().and_then(|c| c.first(doc))
+        };
+        let (Some(start), Some(end), Some(order)) =
+            (value(&self.start), value(&self.end), value(&self.order))
+        else {
+            return;
+        };
+        // The days it is on: from the one its start falls in (or the first) to the last one it
+        // ends after the start of.
+        let first_day = (start - self.first).div_euclid(DAY_SECONDS).max(0);
+        let last_day = (end - 1 - self.first).div_euclid(DAY_SECONDS);
+        let last_day = last_day.min(self.days.len() as i64 - 1);
+        for day in first_day..=last_day {
+            let Some((keys, count)) = self.days.get_mut(day as usize) else {
+                continue;
+            };
+            *count += 1;
+            if self.per_day == 0 {
+                continue;
+            }
+            if keys.len() < self.per_day {
+                let at = keys.partition_point(|k| *k < order);
+                keys.insert(at, order);
+            } else if keys.last().is_some_and(|last| order < *last) {
+                keys.pop();
+                let at = keys.partition_point(|k| *k < order);
+                keys.insert(at, order);
+            }
+        }
+    }
+
+    fn harvest(self) -> Vec<(Vec<i64>, usize)> {
+        self.days
+    }
+}

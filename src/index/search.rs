@@ -1,7 +1,7 @@
 //! Answering lists and searches, and the lookups writes need (events carrying a term, records
 //! due for publication).
 
-use super::collectors::{values_in, ValueCollector};
+use super::collectors::{values_in, DayCollector, DayHits, ValueCollector};
 use super::start_order;
 use super::*;
 
@@ -117,6 +117,36 @@ impl SearchIndex {
             offset,
             limit,
         )
+    }
+
+    /// The events of `filter` on each of `days` days from `first` (a day's start, as
+    /// wall-clock seconds), counted, with the first `per_day` of each in start order: one pass
+    /// over the window's matches, however many days and events.
+    pub(crate) fn days(
+        &self,
+        view: &View,
+        filter: &EventFilter,
+        first: i64,
+        days: usize,
+        per_day: usize,
+    ) -> IndexResult<DayHits> {
+        let live = self.live();
+        let radius_venues = match filter.geo {
+            Some(planner::GeoFilter::Within {
+                lat,
+                lng,
+                radius_km,
+            }) => self.venues_within(&live, view, lat, lng, radius_km)?,
+            _ => Arc::new(Vec::new()),
+        };
+        let query =
+            planner::events(&self.fields, filter, &radius_venues).into_query(&live.filter_cache);
+        let collector = DayCollector {
+            first,
+            days,
+            per_day,
+        };
+        Ok(view.searcher.search(&query, &collector)?)
     }
 
     /// The IDs of the venues within the radius in the view's index state.

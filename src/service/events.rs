@@ -829,18 +829,16 @@ pub struct Archive {
     pub head: u64,
 }
 
-/// `GET /events` (docs/api.md, "Listing events"): the search index finds the page and the
-/// total from one view; the page's records are read from that view's store snapshot.
-pub fn list(
-    store: &Store,
+/// The index filter of an event query for this caller, with the window applied and whether
+/// some record waits for its publication: the reference checks of `GET /events` (unknown
+/// terms, venues, organizers, parents, statuses) refused with the syntax errors found before.
+fn filter_of(
     index: &SearchIndex,
+    rx: &ReadTx,
     request: &Request,
     query: &EventQuery,
     mut invalid: Refusals,
-) -> ServiceResult<Archive> {
-    // The page is searched in, and its records read from, one view (index::View).
-    let view = index.view(store)?;
-    let rx = view.store();
+) -> ServiceResult<(EventFilter, Window, bool)> {
     let language = request.language;
     let statuses = match posts::status_set(request.caller, query.status.as_deref()) {
         Ok(s) => s,
@@ -970,6 +968,22 @@ pub fn list(
             _ => None,
         },
     };
+    Ok((filter, window, any_scheduled))
+}
+
+/// `GET /events` (docs/api.md, "Listing events"): the search index finds the page and the
+/// total from one view; the page's records are read from that view's store snapshot.
+pub fn list(
+    store: &Store,
+    index: &SearchIndex,
+    request: &Request,
+    query: &EventQuery,
+    invalid: Refusals,
+) -> ServiceResult<Archive> {
+    // The page is searched in, and its records read from, one view (index::View).
+    let view = index.view(store)?;
+    let rx = view.store();
+    let (filter, window, any_scheduled) = filter_of(index, rx, request, query, invalid)?;
     let order = if query.include.is_some() {
         EventOrder::Publication
     } else {
@@ -1000,6 +1014,45 @@ pub fn list(
         scheduled: any_scheduled,
         head: view.head(),
     })
+}
+
+/// A calendar's days: for each of `count` days from `first`, the events of `query` on it
+/// (those `GET /events?strict_dates=1&ends_after=…&starts_before=…` lists for that day: they
+/// start before the day ends and end after it starts), the first `per_day` of them in start
+/// order, and how many there are. One pass over the index, however busy the days.
+pub(crate) fn days(
+    store: &Store,
+    index: &SearchIndex,
+    request: &Request,
+    query: &EventQuery,
+    first: chrono::NaiveDate,
+    count: usize,
+    per_day: usize,
+) -> ServiceResult<Vec<(Vec<Event>, usize)>> {
+    let view = index.view(store)?;
+    let rx = view.store();
+    let start = first.and_time(NaiveTime::MIN);
+    let query = EventQuery {
+        strict: true,
+        start_date: None,
+        end_date: None,
+        ends_after: Some(start),
+        starts_before: Some(start + Duration::days(count as i64)),
+        ..query.clone()
+    };
+    let (filter, _, _) = filter_of(index, rx, request, &query, Vec::new())?;
+    let hits = index.days(&view, &filter, start.and_utc().timestamp(), count, per_day)?;
+    let mut days = Vec::with_capacity(count);
+    for (ids, total) in hits.days {
+        let mut events = Vec::with_capacity(ids.len());
+        for id in ids {
+            if let Some(event) = rx.get_record::<Event>(Kind::Event, id)? {
+                events.push(event);
+            }
+        }
+        days.push((events, total));
+    }
+    Ok(days)
 }
 
 /// The store's outbox position: a representation built from what is read afterwards is at

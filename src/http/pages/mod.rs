@@ -37,9 +37,6 @@ use assets::Assets;
 /// Events a day of the week view lists before its "+ N more" link.
 const WEEK_PER_DAY: usize = 12;
 
-/// Most events the day view lists (a page of the list view holds fewer).
-const DAY_LIMIT: usize = 100;
-
 /// The media type of every page.
 const HTML: &str = "text/html; charset=utf-8";
 
@@ -169,7 +166,8 @@ pub(crate) fn serve(
     };
     let h = response.headers_mut();
     let csp = format!(
-        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: {}; \
+        "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; \
+         img-src 'self' data: {}; \
          form-action 'self'; base-uri 'none'; frame-ancestors {frame_ancestors}",
         state.pages.settings.image_origins.join(" ")
     );
@@ -604,12 +602,18 @@ fn calendar(
                 )
             }
             ViewKind::Day => {
-                let days =
-                    match views::days(state, language, scope, &filters, (date, date), DAY_LIMIT) {
-                        Ok(d) => d,
-                        Err(e) if views::names_nothing(&e) => return not_found(ctx),
-                        Err(e) => return Err(e),
-                    };
+                let days = match views::days(
+                    state,
+                    language,
+                    scope,
+                    &filters,
+                    (date, date),
+                    views::DAY_LIMIT,
+                ) {
+                    Ok(d) => d,
+                    Err(e) if views::names_nothing(&e) => return not_found(ctx),
+                    Err(e) => return Err(e),
+                };
                 let (events, total) = days.of(date).cloned().unwrap_or_default();
                 let event_views =
                     views::event_views(state, &events, chrono::Utc::now().naive_utc())?;

@@ -66,7 +66,7 @@ pub struct Settings {
 impl Default for Settings {
     fn default() -> Settings {
         Settings {
-            site_name: "Events".into(),
+            site_name: "Calendar".into(),
             logo_url: None,
             accent: "#1d5fbf".into(),
             default_view: ViewKind::List,

@@ -117,6 +117,8 @@ pub(crate) fn layout(ctx: &PageCtx, head: &Head, content: Markup) -> Markup {
                     meta property="og:image" content=(image);
                 }
                 meta name="color-scheme" content="light dark";
+                // No icon of its own: browsers would ask for /favicon.ico.
+                link rel="icon" href="data:,";
                 link rel="stylesheet" href=(ctx.stylesheet);
                 @if let Some(ld) = &head.json_ld {
                     script type="application/ld+json" { (PreEscaped(ld)) }

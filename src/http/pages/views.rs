@@ -13,11 +13,11 @@ use crate::service::events::{self, EventQuery, EventView, EventViews};
 use crate::service::linked::{self, LinkedView};
 use crate::service::terms::{self, TermListQuery, TermView};
 use crate::service::{Request, ServiceError, ServiceResult};
-use chrono::{Duration, NaiveDate, NaiveDateTime, NaiveTime};
+use chrono::{NaiveDate, NaiveDateTime, NaiveTime};
 use serde_json::Value;
 
-/// Most events one window reads at once; a busier month is read a day at a time.
-const WINDOW_LIMIT: usize = 400;
+/// Most events a day of any view lists.
+pub(crate) const DAY_LIMIT: usize = 100;
 
 /// The filters a visitor sets in the events bar (the query string of every view).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -166,38 +166,8 @@ fn base_query(scope: &Scope, filters: &Filters) -> EventQuery {
     q
 }
 
-/// Events on the calendar from `from` (a day's start) to `to` (exclusive): those that start
-/// before `to` and end after `from`, as `GET /events?strict=1&ends_after=…&starts_before=…`
-/// lists them, in start order; `per_page` at most, with the total.
-fn window(
-    state: &AppState,
-    language: Language,
-    scope: &Scope,
-    filters: &Filters,
-    (from, to): (NaiveDateTime, NaiveDateTime),
-    per_page: usize,
-) -> ServiceResult<(Vec<Event>, usize)> {
-    let mut q = base_query(scope, filters);
-    q.ends_after = Some(from);
-    q.starts_before = Some(to);
-    q.per_page = per_page;
-    let archive = events::list(
-        &state.store,
-        &state.index,
-        &request(language),
-        &q,
-        Vec::new(),
-    )?;
-    Ok((archive.page.items, archive.page.total))
-}
-
 pub(crate) fn midnight(day: NaiveDate) -> NaiveDateTime {
     day.and_time(NaiveTime::MIN)
-}
-
-/// Whether `event` is on `day` by the window rule above.
-pub(crate) fn on_day(event: &Event, day: NaiveDate) -> bool {
-    event.start_local < midnight(day + Duration::days(1)) && event.end_local > midnight(day)
 }
 
 /// The events of each day from `first` to `last`: up to a number of each, with each day's
@@ -218,8 +188,8 @@ impl Days {
     }
 }
 
-/// Reads the days from `first` to `last` in one window when it holds at most
-/// [`WINDOW_LIMIT`] events, otherwise one window a day.
+/// The days from `first` to `last`, each with its first `per_day` events (at most
+/// [`DAY_LIMIT`]) and its total.
 pub(crate) fn days(
     state: &AppState,
     language: Language,
@@ -228,30 +198,16 @@ pub(crate) fn days(
     (first, last): (NaiveDate, NaiveDate),
     per_day: usize,
 ) -> ServiceResult<Days> {
-    // A day shows at most a window's worth of events, whatever it holds.
-    let per_day = per_day.min(WINDOW_LIMIT);
-    let span = (midnight(first), midnight(last + Duration::days(1)));
-    let (events, total) = window(state, language, scope, filters, span, WINDOW_LIMIT)?;
     let count = (last - first).num_days() as usize + 1;
-    let mut days: Vec<(Vec<Event>, usize)> = Vec::with_capacity(count);
-    for i in 0..count {
-        let day = first + Duration::days(i as i64);
-        if total <= events.len() {
-            let on: Vec<&Event> = events.iter().filter(|e| on_day(e, day)).collect();
-            let total = on.len();
-            days.push((on.into_iter().take(per_day).cloned().collect(), total));
-        } else {
-            let span = (midnight(day), midnight(day + Duration::days(1)));
-            days.push(window(
-                state,
-                language,
-                scope,
-                filters,
-                span,
-                per_day.max(1),
-            )?);
-        }
-    }
+    let days = events::days(
+        &state.store,
+        &state.index,
+        &request(language),
+        &base_query(scope, filters),
+        first,
+        count,
+        per_day.min(DAY_LIMIT),
+    )?;
     Ok(Days { first, days })
 }
 
