@@ -133,6 +133,21 @@ fn calendar_views_show_the_events_the_api_lists_for_their_windows() {
         "2027-03-20 21:00:00",
         json!({"translation_language": "es"}),
     );
+    // Events running for months, and for years, are on every day they cover.
+    event(
+        &srv,
+        "Season exhibition",
+        "2027-01-10 10:00:00",
+        "2027-05-20 18:00:00",
+        json!({}),
+    );
+    event(
+        &srv,
+        "Permanent collection",
+        "2025-01-01 09:00:00",
+        "2030-12-31 18:00:00",
+        json!({}),
+    );
 
     for (lang, months) in [("", vec!["2027-03", "2027-04"]), ("/es", vec!["2027-03"])] {
         for month in months {
@@ -176,6 +191,30 @@ fn calendar_views_show_the_events_the_api_lists_for_their_windows() {
             }
         }
     }
+    // What the API lists for a day is what is on it.
+    let expected = [
+        (
+            "2027-03-16",
+            vec!["busy-jazz-0", "permanent-collection", "season-exhibition"],
+        ),
+        (
+            "2027-03-28",
+            vec!["lisbon-night", "permanent-collection", "season-exhibition"],
+        ),
+        (
+            "2027-04-02",
+            vec!["festival-week", "permanent-collection", "season-exhibition"],
+        ),
+        ("2027-06-01", vec!["permanent-collection"]),
+    ];
+    for (day, slugs) in expected {
+        let next =
+            chrono::NaiveDate::parse_from_str(day, "%Y-%m-%d").unwrap() + chrono::Duration::days(1);
+        let api = api_window(&srv, "", day, &next.to_string(), "");
+        for slug in slugs {
+            assert!(api.contains(slug), "{day}: {slug} in {api:?}");
+        }
+    }
     // A category and a search narrow the month as they narrow the API's list.
     let page = html(&srv, "/events/category/music/month/2027-03/");
     let shown: HashSet<String> = event_slugs(&page).into_iter().collect();
@@ -191,10 +230,10 @@ fn calendar_views_show_the_events_the_api_lists_for_their_windows() {
     assert_eq!(shown, api);
     assert!(week.contains("noindex"), "search results are not indexed");
     // The month between two busy ones says it is empty and still leads on.
-    let empty = html(&srv, "/events/month/2027-06/");
+    let empty = html(&srv, "/events/month/2031-06/");
     assert!(empty.contains("No events this month."), "{empty}");
     assert!(
-        empty.contains("href=\"/events/month/2027-07/\" rel=\"next\""),
+        empty.contains("href=\"/events/month/2031-07/\" rel=\"next\""),
         "{empty}"
     );
     // An event ending at midnight is not on the next day.

@@ -13,6 +13,13 @@ fn seconds(t: &NaiveDateTime) -> i64 {
     t.and_utc().timestamp()
 }
 
+/// Events covering more months than this are indexed as [`LONG_EVENT`] instead of under each
+/// month ([`Key::CoveredMonth`]).
+pub(crate) const COVERED_MONTHS: i64 = 24;
+
+/// The [`Key::CoveredMonth`] value of a long event: every window's months include it.
+pub(crate) const LONG_EVENT: i64 = -1;
+
 /// Months since year 0 of a wall clock given in seconds (the [`Key::StartMonth`] key).
 pub(crate) fn month_of_seconds(secs: i64) -> i64 {
     use chrono::Datelike;
@@ -164,6 +171,17 @@ pub(crate) fn event(f: &Fields, e: &Event, rx: &impl Reads) -> IndexResult<Tanti
         Key::StartMonth,
         month_of_seconds(seconds(&e.start_local)),
     );
+    let (first, last) = (
+        month_of_seconds(seconds(&e.start_local)),
+        month_of_seconds(seconds(&e.end_local)),
+    );
+    if last - first < COVERED_MONTHS {
+        for month in first..=last {
+            f.add_key(&mut doc, Key::CoveredMonth, month);
+        }
+    } else {
+        f.add_key(&mut doc, Key::CoveredMonth, LONG_EVENT);
+    }
     for id in &e.categories {
         f.add_key(&mut doc, Key::Category, id);
     }

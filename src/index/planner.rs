@@ -341,6 +341,21 @@ pub(crate) fn events(fields: &Fields, f: &EventFilter, radius_venues: &[u64]) ->
         if (0..=MAX_WINDOW_MONTHS).contains(&(high - low)) {
             plan.filter(key_in(fields, Key::StartMonth, low..=high));
         }
+    } else if let (Some(low), Some(high)) = (
+        [d.ends_after, d.start_min].into_iter().flatten().max(),
+        latest,
+    ) {
+        // No bound on the start from below (a calendar's day, week or month: events that end
+        // after it starts and start before it ends): the months the window covers, and the
+        // long events, which every window may hold.
+        let (low, high) = (
+            super::docs::month_of_seconds(low),
+            super::docs::month_of_seconds(high),
+        );
+        if (0..=MAX_WINDOW_MONTHS).contains(&(high - low)) {
+            let months = (low..=high).chain([super::docs::LONG_EVENT]);
+            plan.filter(key_in(fields, Key::CoveredMonth, months));
+        }
     }
     // Bounds on the local wall clocks, applied to the filters' matches (see `filters`).
     if let Some(v) = d.start_min {

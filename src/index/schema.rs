@@ -51,6 +51,9 @@ pub(crate) enum Key {
     Author,
     /// Month of an event's local start, see [`super::docs::month_of_seconds`].
     StartMonth,
+    /// Every month an event's local wall clocks cover, from its start's to its end's, or
+    /// [`super::docs::LONG_EVENT`] for an event longer than [`super::docs::COVERED_MONTHS`].
+    CoveredMonth,
     Category,
     Tag,
     Venue,
@@ -74,6 +77,7 @@ impl Key {
             Key::Status => "status",
             Key::Author => "author",
             Key::StartMonth => "month",
+            Key::CoveredMonth => "covers",
             Key::Category => "category",
             Key::Tag => "tag",
             Key::Venue => "venue",
