@@ -84,17 +84,7 @@ impl SearchIndex {
         offset: usize,
         limit: usize,
     ) -> IndexResult<Hits> {
-        let live = self.live();
-        let filter_cache = live.filter_cache.clone();
-        let radius_venues = match filter.geo {
-            Some(planner::GeoFilter::Within {
-                lat,
-                lng,
-                radius_km,
-            }) => self.venues_within(&live, view, lat, lng, radius_km)?,
-            _ => Arc::new(Vec::new()),
-        };
-        let query = planner::events(&self.fields, filter, &radius_venues).into_query(&filter_cache);
+        let query = self.events_query(view, filter)?;
         if !relevance && order == EventOrder::Start && (offset as u64) < view.searcher.num_docs() {
             let (field, prefix) = self.fields.key_terms(Key::StartMonth);
             let months = start_order::MonthTerms { field, prefix };
@@ -130,6 +120,22 @@ impl SearchIndex {
         days: usize,
         per_day: usize,
     ) -> IndexResult<DayHits> {
+        let query = self.events_query(view, filter)?;
+        let collector = DayCollector {
+            first,
+            days,
+            per_day,
+        };
+        Ok(view.searcher.search(&query, &collector)?)
+    }
+
+    /// The query of an event filter in the view's index state (a radius resolved to its
+    /// venues).
+    fn events_query(
+        &self,
+        view: &View,
+        filter: &EventFilter,
+    ) -> IndexResult<super::filters::FilteredQuery> {
         let live = self.live();
         let radius_venues = match filter.geo {
             Some(planner::GeoFilter::Within {
@@ -139,14 +145,7 @@ impl SearchIndex {
             }) => self.venues_within(&live, view, lat, lng, radius_km)?,
             _ => Arc::new(Vec::new()),
         };
-        let query =
-            planner::events(&self.fields, filter, &radius_venues).into_query(&live.filter_cache);
-        let collector = DayCollector {
-            first,
-            days,
-            per_day,
-        };
-        Ok(view.searcher.search(&query, &collector)?)
+        Ok(planner::events(&self.fields, filter, &radius_venues).into_query(&live.filter_cache))
     }
 
     /// The IDs of the venues within the radius in the view's index state.

@@ -837,6 +837,24 @@ mod tests {
         check(&ctx);
     }
 
+    /// The month table of `e`'s month, `e` on its day among `total` events.
+    fn month_of(ctx: &PageCtx, e: &Event, total: usize) -> String {
+        let day = e.start_local.date();
+        let first = day.with_day(1).unwrap();
+        let weeks = month_weeks(first, chrono::Weekday::Mon);
+        let lookup = |d: NaiveDate| (d == day).then(|| (vec![e.clone()], total));
+        month_table(
+            ctx,
+            &Scope::All,
+            &Filters::default(),
+            first,
+            &weeks,
+            &lookup,
+            day,
+        )
+        .into_string()
+    }
+
     fn assert_inert(html: &str) {
         assert!(!html.contains("<script>alert"), "{html}");
         assert!(!html.contains("onerror"), "{html}");
@@ -852,18 +870,7 @@ mod tests {
             assert_inert(&item);
             assert!(item.contains("1 &lt; 2 &amp; "), "{item}");
             assert_inert(&grid_item(ctx, &e, day).into_string());
-            let weeks = month_weeks(day.with_day(1).unwrap(), chrono::Weekday::Mon);
-            let lookup = |d: NaiveDate| (d == day).then(|| (vec![e.clone()], 5));
-            let month = month_table(
-                ctx,
-                &Scope::All,
-                &Filters::default(),
-                day.with_day(1).unwrap(),
-                &weeks,
-                &lookup,
-                day,
-            )
-            .into_string();
+            let month = month_of(ctx, &e, 5);
             assert_inert(&month);
             assert!(month.contains("+ 4 more"), "{month}");
             assert!(
@@ -932,20 +939,8 @@ mod tests {
     #[test]
     fn pages_speak_the_language_they_are_in() {
         let e = event();
-        let day = e.start_local.date();
         with_ctx(Language::PtBr, |ctx| {
-            let weeks = month_weeks(day.with_day(1).unwrap(), chrono::Weekday::Mon);
-            let lookup = |d: NaiveDate| (d == day).then(|| (vec![e.clone()], 3));
-            let month = month_table(
-                ctx,
-                &Scope::All,
-                &Filters::default(),
-                day.with_day(1).unwrap(),
-                &weeks,
-                &lookup,
-                day,
-            )
-            .into_string();
+            let month = month_of(ctx, &e, 3);
             assert!(month.contains("Segunda"), "{month}");
             assert!(
                 month.contains("Mais 2 eventos em segunda, 15 de março de 2027"),

@@ -386,27 +386,26 @@ pub(crate) fn linked(
 ) -> ServiceResult<Option<Linked>> {
     let req = request(language);
     Ok(match kind {
-        RecordKind::Venue => found(linked::get::<Venue>(
-            &state.store,
-            &req,
-            &target,
-            false,
-            Vec::new(),
-        ))?
-        .map(|v| linked::view(&state.store, v, Caller::Anonymous, req.now))
-        .transpose()?
-        .map(Linked::Venue),
-        _ => found(linked::get::<Organizer>(
-            &state.store,
-            &req,
-            &target,
-            false,
-            Vec::new(),
-        ))?
-        .map(|o| linked::view(&state.store, o, Caller::Anonymous, req.now))
-        .transpose()?
-        .map(Linked::Organizer),
+        RecordKind::Venue => linked_view::<Venue>(state, &req, &target)?.map(Linked::Venue),
+        _ => linked_view::<Organizer>(state, &req, &target)?.map(Linked::Organizer),
     })
+}
+
+/// A venue's or organizer's view as an anonymous visitor may read it.
+fn linked_view<R: linked::LinkedKind>(
+    state: &AppState,
+    req: &Request,
+    target: &linked::Target,
+) -> ServiceResult<Option<LinkedView<R>>> {
+    found(linked::get::<R>(
+        &state.store,
+        req,
+        target,
+        false,
+        Vec::new(),
+    ))?
+    .map(|r| linked::view(&state.store, r, Caller::Anonymous, req.now))
+    .transpose()
 }
 
 /// The slug of a venue or organizer by ID in its own language.
