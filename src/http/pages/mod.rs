@@ -16,6 +16,7 @@ use crate::http::response::{Body, Finish, SharedBody};
 use crate::http::{ApiResponse, AppState};
 use crate::model::event::Event;
 use crate::model::{Kind, Language};
+use crate::service::events::EventView;
 use crate::service::ServiceError;
 use address::{Address, Page, Paths, RecordKind, Scope, View};
 use chrono::{Datelike, Duration, Months, NaiveDate, NaiveDateTime};
@@ -455,66 +456,44 @@ fn calendar(
     let step = |d: NaiveDate, view: fn(Option<NaiveDate>) -> View, label: &'static str| {
         address::in_range(d).then(|| (here(view(Some(d))), label))
     };
+    // Each filter in force, named, with the query string of the same view without it.
     let mut filter_names = Vec::new();
+    let mut name = |label: String, clear: fn(&mut Filters)| {
+        let mut without = filters.clone();
+        clear(&mut without);
+        filter_names.push((label, without.query_string()));
+    };
+    let linked_name = |kind, id: u64| -> Result<String, ServiceError> {
+        let found = views::linked(
+            state,
+            language,
+            kind,
+            crate::service::linked::Target::Id(id),
+        )?;
+        Ok(found.map_or(id.to_string(), |l| {
+            crate::values::text::plain_text(l.title())
+        }))
+    };
     if let Some(c) = &filters.category {
-        let name = categories
-            .iter()
-            .find(|t| t.term.slug == *c)
-            .map_or(c.clone(), |t| t.term.name.clone());
-        let without = Filters {
-            category: None,
-            ..filters.clone()
-        };
-        filter_names.push((
-            format!("{}: {name}", t.category_label),
-            without.query_string(),
-        ));
+        let term = categories.iter().find(|t| t.term.slug == *c);
+        let label = term.map_or(c.as_str(), |t| t.term.name.as_str());
+        name(format!("{}: {label}", t.category_label), |f| {
+            f.category = None
+        });
     }
     if let Some(v) = filters.venue {
-        let name = views::linked(
-            state,
-            language,
-            RecordKind::Venue,
-            crate::service::linked::Target::Id(v),
-        )?
-        .map_or(v.to_string(), |l| {
-            crate::values::text::plain_text(l.title())
-        });
-        let without = Filters {
-            venue: None,
-            ..filters.clone()
-        };
-        filter_names.push((format!("{}: {name}", t.venue), without.query_string()));
+        let label = linked_name(RecordKind::Venue, v)?;
+        name(format!("{}: {label}", t.venue), |f| f.venue = None);
     }
     if let Some(o) = filters.organizer {
-        let name = views::linked(
-            state,
-            language,
-            RecordKind::Organizer,
-            crate::service::linked::Target::Id(o),
-        )?
-        .map_or(o.to_string(), |l| {
-            crate::values::text::plain_text(l.title())
-        });
-        let without = Filters {
-            organizer: None,
-            ..filters.clone()
-        };
-        filter_names.push((format!("{}: {name}", t.organizers), without.query_string()));
+        let label = linked_name(RecordKind::Organizer, o)?;
+        name(format!("{}: {label}", t.organizers), |f| f.organizer = None);
     }
     if filters.featured {
-        let without = Filters {
-            featured: false,
-            ..filters.clone()
-        };
-        filter_names.push((t.featured_only.to_string(), without.query_string()));
+        name(t.featured_only.to_string(), |f| f.featured = false);
     }
     if let Some(s) = &filters.search {
-        let without = Filters {
-            search: None,
-            ..filters.clone()
-        };
-        filter_names.push((fill(t.results_for, "query", s), without.query_string()));
+        name(fill(t.results_for, "query", s), |f| f.search = None);
     }
     let base_title = scope_name.clone().unwrap_or_else(|| t.events.to_string());
     let mut json_ld = None;
@@ -617,8 +596,7 @@ fn calendar(
                 let (events, total) = days.of(date).cloned().unwrap_or_default();
                 let event_views =
                     views::event_views(state, &events, chrono::Utc::now().naive_utc())?;
-                let items: Vec<(&Event, &crate::service::events::EventView)> =
-                    events.iter().zip(&event_views).collect();
+                let items: Vec<(&Event, &EventView)> = events.iter().zip(&event_views).collect();
                 json_ld = Some(list_json_ld(ctx, links, &items));
                 let heading = ctx.locale.long_date(date);
                 let nav = templates::calendar_nav(
@@ -659,20 +637,9 @@ fn calendar(
                     };
                 let event_views =
                     views::event_views(state, &events, chrono::Utc::now().naive_utc())?;
-                let items: Vec<(&Event, &crate::service::events::EventView)> =
-                    events.iter().zip(&event_views).collect();
+                let items: Vec<(&Event, &EventView)> = events.iter().zip(&event_views).collect();
                 json_ld = Some(list_json_ld(ctx, links, &items));
-                let mut groups: Vec<(
-                    NaiveDate,
-                    Vec<(&Event, &crate::service::events::EventView)>,
-                )> = Vec::new();
-                for item in &items {
-                    let day = item.0.start_local.date().max(today);
-                    match groups.last_mut() {
-                        Some((d, list)) if *d == day => list.push(*item),
-                        _ => groups.push((day, vec![*item])),
-                    }
-                }
+                let groups = by_day(&items, today);
                 let pages = total.div_ceil(per_page.max(1));
                 let prev = (page > 1).then(|| here(View::List { page: page - 1 }));
                 let next = (page < pages).then(|| here(View::List { page: page + 1 }));
@@ -736,13 +703,30 @@ fn calendar(
     ))
 }
 
+/// Upcoming events (in start order) grouped by the day they are listed under: the day they
+/// start, or `today` for those already running.
+fn by_day<'a>(
+    items: &[(&'a Event, &'a EventView)],
+    today: NaiveDate,
+) -> Vec<(NaiveDate, Vec<(&'a Event, &'a EventView)>)> {
+    let mut groups: Vec<(NaiveDate, Vec<(&Event, &EventView)>)> = Vec::new();
+    for item in items {
+        let day = item.0.start_local.date().max(today);
+        match groups.last_mut() {
+            Some((d, list)) if *d == day => list.push(*item),
+            _ => groups.push((day, vec![*item])),
+        }
+    }
+    groups
+}
+
 /// The JSON-LD of an event, as the API's `json_ld` with its location and organizer, the
 /// performer left out unless known.
 fn event_json_ld(
     ctx: &PageCtx,
     links: &Links,
     event: &Event,
-    view: &crate::service::events::EventView,
+    view: &EventView,
 ) -> serde_json::Value {
     let now = chrono::Utc::now().naive_utc();
     let linked_ctx = |image| crate::http::render::LinkedContext {
@@ -780,11 +764,7 @@ fn event_json_ld(
     ld
 }
 
-fn list_json_ld(
-    ctx: &PageCtx,
-    links: &Links,
-    items: &[(&Event, &crate::service::events::EventView)],
-) -> String {
+fn list_json_ld(ctx: &PageCtx, links: &Links, items: &[(&Event, &EventView)]) -> String {
     let list: Vec<serde_json::Value> = items
         .iter()
         .filter(|(e, _)| e.password.is_none())
@@ -1018,17 +998,8 @@ fn linked_page(
         ctx.settings.list_per_page,
     )?;
     let event_views = views::event_views(state, &events, chrono::Utc::now().naive_utc())?;
-    let items: Vec<(&Event, &crate::service::events::EventView)> =
-        events.iter().zip(&event_views).collect();
-    let mut groups: Vec<(NaiveDate, Vec<(&Event, &crate::service::events::EventView)>)> =
-        Vec::new();
-    for item in &items {
-        let day = item.0.start_local.date().max(now.date());
-        match groups.last_mut() {
-            Some((d, list)) if *d == day => list.push(*item),
-            _ => groups.push((day, vec![*item])),
-        }
-    }
+    let items: Vec<(&Event, &EventView)> = events.iter().zip(&event_views).collect();
+    let groups = by_day(&items, now.date());
     let title = crate::values::text::plain_text(record.title());
     let (card, description, all_label) = match &record {
         views::Linked::Venue(v) => (

@@ -91,6 +91,16 @@ impl Filters {
         self.pairs().is_empty()
     }
 
+    /// The category and the tag (slugs) a view of `scope` with these filters lists: an
+    /// archive's own, else the bar's category.
+    fn terms<'a>(&'a self, scope: &'a Scope) -> (Option<&'a str>, Option<&'a str>) {
+        match scope {
+            Scope::Category(path) => (path.last().map(String::as_str), None),
+            Scope::Tag(tag) => (self.category.as_deref(), Some(tag.as_str())),
+            Scope::All => (self.category.as_deref(), None),
+        }
+    }
+
     /// The parameters of the calendar feed of these filters in `scope` (a query string
     /// without `?`), as `GET /events.ics` takes them.
     pub(crate) fn feed_query(
@@ -102,17 +112,12 @@ impl Filters {
         if let Some(q) = &self.search {
             s.append_pair("search", q);
         }
-        match (scope, &self.category) {
-            (Scope::Category(path), _) => {
-                s.append_pair("categories", path.last().map_or("", String::as_str));
-            }
-            (_, Some(c)) => {
-                s.append_pair("categories", c);
-            }
-            _ => {}
+        let (category, tag) = self.terms(scope);
+        if let Some(c) = category {
+            s.append_pair("categories", c);
         }
-        if let Scope::Tag(tag) = scope {
-            s.append_pair("tags", tag);
+        if let Some(t) = tag {
+            s.append_pair("tags", t);
         }
         if let Some(v) = self.venue {
             s.append_pair("venue", &v.to_string());
@@ -155,14 +160,9 @@ fn base_query(scope: &Scope, filters: &Filters) -> EventQuery {
         organizers: filters.organizer.map(|o| vec![o]),
         ..EventQuery::default()
     };
-    let category = match scope {
-        Scope::Category(path) => path.last().cloned(),
-        _ => filters.category.clone(),
-    };
-    q.categories = category.map(|c| vec![Value::String(c)]);
-    if let Scope::Tag(tag) = scope {
-        q.tags = Some(vec![Value::String(tag.clone())]);
-    }
+    let (category, tag) = filters.terms(scope);
+    q.categories = category.map(|c| vec![Value::String(c.to_string())]);
+    q.tags = tag.map(|t| vec![Value::String(t.to_string())]);
     q
 }
 
