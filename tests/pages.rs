@@ -338,7 +338,7 @@ fn what_pages_show_of_hostile_protected_and_unpublished_events() {
         "2027-05-02 20:00:00",
         "2027-05-02 23:00:00",
         json!({"password": "s3cret", "description": "The hidden address", "excerpt": "Hidden excerpt",
-               "cost": "25", "featured": true, "venue": {"venue": "Hidden Hall", "city": "Porto"}}),
+               "cost": "Hidden fee", "featured": true, "venue": {"venue": "Hidden Hall", "city": "Porto"}}),
     );
     let path = format!("/event/{}/", secret["slug"].as_str().unwrap());
     let locked = html(&srv, &path);
@@ -350,7 +350,7 @@ fn what_pages_show_of_hostile_protected_and_unpublished_events() {
         "hidden address",
         "Hidden excerpt",
         "Hidden Hall",
-        "25",
+        "Hidden fee",
         ".ics",
         "Featured",
         "calendar.google.com/calendar/render?action",
@@ -363,7 +363,7 @@ fn what_pages_show_of_hostile_protected_and_unpublished_events() {
     // In the lists, as in the API's: title and dates only.
     let day = html(&srv, "/events/2027-05-02/");
     assert!(day.contains("Secret party"), "{day}");
-    for hidden in ["Hidden excerpt", "Hidden Hall", "$25", "★"] {
+    for hidden in ["Hidden excerpt", "Hidden Hall", "Hidden fee", "★"] {
         assert!(!day.contains(hidden), "{hidden} in the day view: {day}");
     }
     let post = |password: &str| {
@@ -378,7 +378,9 @@ fn what_pages_show_of_hostile_protected_and_unpublished_events() {
     let right = post("s3cret");
     assert_eq!(right.status, 200);
     assert!(
-        right.text().contains("hidden address") && right.text().contains("Hidden Hall"),
+        right.text().contains("hidden address")
+            && right.text().contains("Hidden Hall")
+            && right.text().contains("Hidden fee"),
         "{}",
         right.text()
     );
