@@ -1,6 +1,7 @@
 //! A collector of fast-field values over the matching documents.
 
 use super::*;
+use tantivy::columnar::Column;
 
 /// Every value of a u64 fast field over the documents of `live` matching `query`.
 pub(super) fn values_in(
@@ -68,7 +69,7 @@ pub(crate) struct DayHits {
     pub days: Vec<(Vec<u64>, usize)>,
 }
 
-const DAY_SECONDS: i64 = 86_400;
+pub(super) const DAY_SECONDS: i64 = 86_400;
 
 /// Collects [`DayHits`] for `days` days from `first` (a day's start, as wall-clock seconds),
 /// keeping `per_day` events of each.
@@ -79,9 +80,9 @@ pub(super) struct DayCollector {
 }
 
 pub(super) struct SegmentDayCollector {
-    start: Option<tantivy::columnar::Column<i64>>,
-    end: Option<tantivy::columnar::Column<i64>>,
-    order: Option<tantivy::columnar::Column<i64>>,
+    start: Option<Column<i64>>,
+    end: Option<Column<i64>>,
+    order: Option<Column<i64>>,
     first: i64,
     per_day: usize,
     /// Per day: the smallest start keys seen (sorted) and the count.
@@ -133,38 +134,81 @@ impl Collector for DayCollector {
     }
 }
 
+impl SegmentDayCollector {
+    /// The first and last days (indexes) an event from `start` to `end` is on: from the one
+    /// its start falls in (or the first) to the last one it ends after the start of; none
+    /// when it ends before the first day or starts after the last.
+    fn days_of(&self, start: i64, end: i64) -> Option<(usize, usize)> {
+        let first_day = (start - self.first).div_euclid(DAY_SECONDS).max(0);
+        let last_day = (end - 1 - self.first)
+            .div_euclid(DAY_SECONDS)
+            .min(self.days.len() as i64 - 1);
+        (first_day <= last_day).then_some((first_day as usize, last_day as usize))
+    }
+
+    /// Counts an event on days `first..=last` and keeps its start key among each day's first
+    /// ones.
+    fn place(&mut self, (first, last): (usize, usize), order: i64) {
+        let per_day = self.per_day;
+        for (keys, count) in &mut self.days[first..=last] {
+            *count += 1;
+            if keys.len() == per_day && keys.last().is_some_and(|last| order < *last) {
+                keys.pop();
+            }
+            if keys.len() < per_day {
+                let at = keys.partition_point(|k| *k < order);
+                keys.insert(at, order);
+            }
+        }
+    }
+}
+
 impl SegmentCollector for SegmentDayCollector {
     type Fruit = Vec<(Vec<i64>, usize)>;
 
     fn collect(&mut self, doc: DocId, _: Score) {
-        let value = |column: &Option<tantivy::columnar::Column<i64>>| {
-            column.as_ref().and_then(|c| c.first(doc))
-        };
-        let (Some(start), Some(end), Some(order)) =
-            (value(&self.start), value(&self.end), value(&self.order))
-        else {
+        self.collect_block(&[doc]);
+    }
+
+    /// Reads a block's columns a column at a time (one dynamic call per block each), and
+    /// each column only for the documents still in the window: the start for all, the end
+    /// for those starting before the last day ends, the start key for those on some day.
+    fn collect_block(&mut self, docs: &[DocId]) {
+        let (Some(start), Some(end), Some(order)) = (&self.start, &self.end, &self.order) else {
             return;
         };
-        // The days it is on: from the one its start falls in (or the first) to the last one it
-        // ends after the start of.
-        let first_day = (start - self.first).div_euclid(DAY_SECONDS).max(0);
-        let last_day = (end - 1 - self.first).div_euclid(DAY_SECONDS);
-        let last_day = last_day.min(self.days.len() as i64 - 1);
-        for day in first_day..=last_day {
-            let Some((keys, count)) = self.days.get_mut(day as usize) else {
-                continue;
-            };
-            *count += 1;
-            if self.per_day == 0 {
-                continue;
+        let (start, end, order) = (start.clone(), end.clone(), order.clone());
+        let window_end = self.first + DAY_SECONDS * self.days.len() as i64;
+        for docs in docs.chunks(BLOCK) {
+            let mut values = [None; BLOCK];
+            start.first_vals(docs, &mut values[..docs.len()]);
+            let mut near = [0; BLOCK];
+            let mut starts = [0; BLOCK];
+            let mut n = 0;
+            for (doc, value) in docs.iter().zip(values) {
+                if let Some(value) = value.filter(|v| *v < window_end) {
+                    (near[n], starts[n]) = (*doc, value);
+                    n += 1;
+                }
             }
-            if keys.len() < self.per_day {
-                let at = keys.partition_point(|k| *k < order);
-                keys.insert(at, order);
-            } else if keys.last().is_some_and(|last| order < *last) {
-                keys.pop();
-                let at = keys.partition_point(|k| *k < order);
-                keys.insert(at, order);
+            // (`first_vals` leaves an output alone when the document has no value.)
+            values[..n].fill(None);
+            end.first_vals(&near[..n], &mut values[..n]);
+            let mut on = [0; BLOCK];
+            let mut spans = [(0, 0); BLOCK];
+            let mut m = 0;
+            for i in 0..n {
+                if let Some(days) = values[i].and_then(|end| self.days_of(starts[i], end)) {
+                    (on[m], spans[m]) = (near[i], days);
+                    m += 1;
+                }
+            }
+            values[..m].fill(None);
+            order.first_vals(&on[..m], &mut values[..m]);
+            for (days, key) in spans[..m].iter().zip(values) {
+                if let Some(key) = key {
+                    self.place(*days, key);
+                }
             }
         }
     }
@@ -173,3 +217,6 @@ impl SegmentCollector for SegmentDayCollector {
         self.days
     }
 }
+
+/// Documents read per column call.
+const BLOCK: usize = tantivy::COLLECT_BLOCK_BUFFER_LEN;

@@ -1,9 +1,11 @@
 //! Answering lists and searches, and the lookups writes need (events carrying a term, records
 //! due for publication).
 
-use super::collectors::{values_in, DayCollector, DayHits, ValueCollector};
+use super::collectors::{values_in, DayCollector, DayHits, ValueCollector, DAY_SECONDS};
+use super::filters::{ColumnBound, Plan};
 use super::start_order;
 use super::*;
+use std::ops::Bound;
 
 impl SearchIndex {
     /// The current view: the last index commit and the store snapshot it mirrors. Lists
@@ -120,32 +122,58 @@ impl SearchIndex {
         days: usize,
         per_day: usize,
     ) -> IndexResult<DayHits> {
-        let query = self.events_query(view, filter)?;
+        let live = self.live();
+        let mut plan = self.events_plan(&live, view, filter)?;
+        // The collector puts each event on the days it covers and leaves out those on none of
+        // them: the window's own bounds would only read the same columns once more.
+        let end = first.saturating_add(DAY_SECONDS.saturating_mul(days as i64));
+        let window = [
+            ColumnBound {
+                column: "end_local",
+                lower: Bound::Excluded(first),
+                upper: Bound::Unbounded,
+            },
+            ColumnBound {
+                column: "start_local",
+                lower: Bound::Unbounded,
+                upper: Bound::Excluded(end),
+            },
+        ];
+        plan.bounds.retain(|bound| !window.contains(bound));
         let collector = DayCollector {
             first,
             days,
             per_day,
         };
-        Ok(view.searcher.search(&query, &collector)?)
+        Ok(view
+            .searcher
+            .search(&plan.into_query(&live.filter_cache), &collector)?)
     }
 
-    /// The query of an event filter in the view's index state (a radius resolved to its
-    /// venues).
+    /// The query of an event filter in the view's index state.
     fn events_query(
         &self,
         view: &View,
         filter: &EventFilter,
     ) -> IndexResult<super::filters::FilteredQuery> {
         let live = self.live();
+        Ok(self
+            .events_plan(&live, view, filter)?
+            .into_query(&live.filter_cache))
+    }
+
+    /// The plan of an event filter in the view's index state (a radius resolved to its
+    /// venues).
+    fn events_plan(&self, live: &Live, view: &View, filter: &EventFilter) -> IndexResult<Plan> {
         let radius_venues = match filter.geo {
             Some(planner::GeoFilter::Within {
                 lat,
                 lng,
                 radius_km,
-            }) => self.venues_within(&live, view, lat, lng, radius_km)?,
+            }) => self.venues_within(live, view, lat, lng, radius_km)?,
             _ => Arc::new(Vec::new()),
         };
-        Ok(planner::events(&self.fields, filter, &radius_venues).into_query(&live.filter_cache))
+        Ok(planner::events(&self.fields, filter, &radius_venues))
     }
 
     /// The IDs of the venues within the radius in the view's index state.
