@@ -608,3 +608,93 @@ fn busy_days_are_bounded_and_say_so() {
     );
     assert_eq!(srv.get("/events/2201-01-01/").status, 404);
 }
+
+#[test]
+fn the_events_bar_offers_venues_and_organizers_and_pages_write_numbers_in_their_language() {
+    let srv = Server::start_with_users(&[ADMIN]);
+    let hall = srv.create(
+        &ADMIN,
+        &format!("{NS}/venues"),
+        &json!({"venue": "Harbour Hall", "status": "publish"}),
+    );
+    let mill = srv.create(
+        &ADMIN,
+        &format!("{NS}/venues"),
+        &json!({"venue": "Old Mill", "status": "publish"}),
+    );
+    let ana = srv.create(
+        &ADMIN,
+        &format!("{NS}/organizers"),
+        &json!({"organizer": "Ana's choir", "status": "publish"}),
+    );
+    let (hall_id, mill_id) = (hall["id"].as_u64().unwrap(), mill["id"].as_u64().unwrap());
+    let concert = event(
+        &srv,
+        "Choir concert",
+        "2027-06-05 19:00:00",
+        "2027-06-05 21:00:00",
+        json!({"venue": hall_id, "organizer": [ana["id"]], "cost": "1500"}),
+    );
+    event(
+        &srv,
+        "Mill tour",
+        "2027-06-06 10:00:00",
+        "2027-06-06 11:00:00",
+        json!({"venue": mill_id, "cost": "12.5"}),
+    );
+    let online = event(
+        &srv,
+        "Online talk",
+        "2027-06-07 18:00:00",
+        "2027-06-07 19:00:00",
+        json!({"website": "https://talks.example/live"}),
+    );
+    // The bar lists the venues and organizers by name, each filter kept in its list.
+    let month = html(&srv, "/events/month/2027-06/");
+    let venue_list = &month[month.find("id=\"bar-venue\"").expect("a venue list")..];
+    let (hall_at, mill_at) = (
+        venue_list.find("Harbour Hall").unwrap(),
+        venue_list.find("Old Mill").unwrap(),
+    );
+    assert!(hall_at < mill_at, "{venue_list}");
+    assert!(month.contains("id=\"bar-organizer\""), "{month}");
+    assert!(month.contains("Ana&#39;s choir") || month.contains("Ana's choir"));
+    let filtered = html(&srv, &format!("/events/month/2027-06/?venue={mill_id}"));
+    assert_eq!(event_slugs(&filtered), vec!["mill-tour".to_string()]);
+    assert!(
+        filtered.contains(&format!("<option value=\"{mill_id}\" selected>")),
+        "{filtered}"
+    );
+    assert!(!filtered.contains("type=\"hidden\" name=\"venue\""));
+    // Numbers as each language writes them.
+    let page = |lang: &str, slug: &str| html(&srv, &format!("{lang}/event/{slug}/"));
+    assert!(page("", "choir-concert").contains("$1,500"));
+    let pt = event(
+        &srv,
+        "Concerto do coro",
+        "2027-06-05 19:00:00",
+        "2027-06-05 21:00:00",
+        json!({"translation_language": "pt-br", "translation_of": concert["id"], "cost": "1500"}),
+    );
+    assert!(page("/pt-br", pt["slug"].as_str().unwrap()).contains("$1.500"));
+    // Without a venue, an event with a website is an online event to search engines.
+    let talk = page("", online["slug"].as_str().unwrap());
+    assert!(
+        talk.contains("\"@type\":\"VirtualLocation\"")
+            && talk.contains("OnlineEventAttendanceMode"),
+        "{talk}"
+    );
+    // A calendar with many venues lists none: a venue's events are on its page.
+    for i in 0..50 {
+        srv.create(
+            &ADMIN,
+            &format!("{NS}/venues"),
+            &json!({"venue": format!("Venue {i}"), "status": "publish"}),
+        );
+    }
+    let month = html(&srv, &format!("/events/month/2027-06/?venue={mill_id}"));
+    assert!(!month.contains("id=\"bar-venue\"") && month.contains("id=\"bar-organizer\""));
+    assert!(month.contains(&format!(
+        "type=\"hidden\" name=\"venue\" value=\"{mill_id}\""
+    )));
+}

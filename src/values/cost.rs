@@ -67,17 +67,34 @@ impl Cost {
 
     /// The formatted `cost` string ("" when none).
     pub fn formatted(&self) -> String {
+        self.with_symbol("Free", |number| number.text.to_owned())
+    }
+
+    /// The cost for a reader: `free` for a zero amount and each other amount as `amount`
+    /// writes its plain value (`1000.5` for `1,000.50`), with the stored currency symbol.
+    pub fn formatted_with(&self, amount: impl Fn(&str) -> String, free: &str) -> String {
+        let formatted = self.with_symbol(free, |number| amount(&number.value));
+        // A cost written as the word alone means a zero amount (see `offer_price`).
+        if formatted.eq_ignore_ascii_case("free") {
+            return free.to_owned();
+        }
+        formatted
+    }
+
+    /// The formatting rules with the currency symbol placed around each amount that `amount`
+    /// writes (`free` for a zero one); "" when there is no cost.
+    fn with_symbol(&self, free: &str, amount: impl Fn(&Number) -> String) -> String {
         let (symbol, postfix) = match self.currency_symbol.as_str() {
             "" => (DEFAULT_SYMBOL, false),
             stored => (stored, self.currency_position == "postfix"),
         };
         self.format(|number| {
             if number.is_free() {
-                "Free".to_owned()
+                free.to_owned()
             } else if postfix {
-                format!("{}{symbol}", number.text)
+                format!("{}{symbol}", amount(number))
             } else {
-                format!("{symbol}{}", number.text)
+                format!("{symbol}{}", amount(number))
             }
         })
         .unwrap_or_default()

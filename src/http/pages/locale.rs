@@ -1,9 +1,28 @@
-//! The pages' words in each language, and dates and times written as people of that language
-//! write them: month and weekday names come from chrono's locale data (the glibc locales), the
-//! order of their parts from the patterns here.
+//! The pages' words in each language, and dates, times and numbers written as people of that
+//! language write them: month and weekday names come from chrono's locale data (the glibc
+//! locales), the order of their parts from the patterns here, numbers' separators from
+//! ICU4X's (CLDR's) data.
 
 use crate::model::Language;
+use crate::values::cost::Cost;
 use chrono::{Locale, NaiveDate, NaiveDateTime, NaiveTime};
+use icu_decimal::input::Decimal;
+use icu_decimal::DecimalFormatter;
+use std::str::FromStr;
+
+thread_local! {
+    /// Each language's number formatter, in the order of [`Language::ALL`] (per thread: ICU4X's
+    /// data is not shared between threads without its `sync` feature).
+    static NUMBERS: Vec<DecimalFormatter> = Language::ALL
+        .iter()
+        .map(|language| {
+            let locale = icu_locale_core::Locale::from_str(PageLocale::of(*language).html_lang())
+                .expect("the pages' languages are valid locales");
+            DecimalFormatter::try_new(locale.into(), Default::default())
+                .expect("ICU4X's compiled data has every page language")
+        })
+        .collect();
+}
 
 /// Every interface string of the pages, in one language.
 pub(crate) struct Texts {
@@ -22,6 +41,9 @@ pub(crate) struct Texts {
     pub today: &'static str,
     pub category_label: &'static str,
     pub all_categories: &'static str,
+    pub organizer_label: &'static str,
+    pub all_venues: &'static str,
+    pub all_organizers: &'static str,
     pub featured_only: &'static str,
     pub featured: &'static str,
     pub prev_month: &'static str,
@@ -105,6 +127,9 @@ const EN: Texts = Texts {
     today: "Today",
     category_label: "Category",
     all_categories: "All categories",
+    organizer_label: "Organizer",
+    all_venues: "All venues",
+    all_organizers: "All organizers",
     featured_only: "Featured only",
     featured: "Featured",
     prev_month: "Previous month",
@@ -181,6 +206,9 @@ const PT_BR: Texts = Texts {
     today: "Hoje",
     category_label: "Categoria",
     all_categories: "Todas as categorias",
+    organizer_label: "Organização",
+    all_venues: "Todos os locais",
+    all_organizers: "Todas as organizações",
     featured_only: "Só destaques",
     featured: "Destaque",
     prev_month: "Mês anterior",
@@ -257,6 +285,9 @@ const ES: Texts = Texts {
     today: "Hoy",
     category_label: "Categoría",
     all_categories: "Todas las categorías",
+    organizer_label: "Organización",
+    all_venues: "Todos los lugares",
+    all_organizers: "Todas las organizaciones",
     featured_only: "Solo destacados",
     featured: "Destacado",
     prev_month: "Mes anterior",
@@ -479,9 +510,24 @@ impl PageLocale {
         }
     }
 
-    /// A cost as stored ("Free" in the stored form) in this language's words.
-    pub(crate) fn cost(&self, formatted: &str) -> String {
-        formatted.replace("Free", self.texts.free)
+    /// A decimal number (`1000.5`) with this language's separators (`1,000.5`, `1.000,5`);
+    /// anything else as it is.
+    pub(crate) fn number(&self, value: &str) -> String {
+        let at = Language::ALL.iter().position(|l| *l == self.language);
+        match (at, Decimal::from_str(value)) {
+            (Some(at), Ok(decimal)) => NUMBERS.with(|n| n[at].format(&decimal).to_string()),
+            _ => value.to_string(),
+        }
+    }
+
+    /// A count, with this language's separators.
+    pub(crate) fn count(&self, n: usize) -> String {
+        self.number(&n.to_string())
+    }
+
+    /// A cost in this language's words and numbers (its currency symbol where it is stored).
+    pub(crate) fn cost(&self, cost: &Cost) -> String {
+        cost.formatted_with(|amount| self.number(amount), self.texts.free)
     }
 }
 
@@ -523,6 +569,30 @@ mod tests {
         assert_eq!(es.long_date(d), "lunes, 15 de marzo de 2027");
         assert_eq!(en.time(at(2027, 3, 15, 19, 30)), "7:30 PM");
         assert_eq!(pt.time(at(2027, 3, 15, 19, 30)), "19:30");
+    }
+
+    #[test]
+    fn numbers_and_costs_are_written_in_each_language() {
+        let [en, pt, es] = Language::ALL.map(PageLocale::of);
+        assert_eq!(en.count(12345), "12,345");
+        assert_eq!(pt.count(12345), "12.345");
+        assert_eq!(es.count(12345), "12.345");
+        let cost = |value: serde_json::Value| Cost::from_write(&value).unwrap();
+        let range = cost(serde_json::json!(["$12.5", "$1,000", "$25000"]));
+        assert_eq!(en.cost(&range), "$12.5 – $25,000");
+        assert_eq!(pt.cost(&range), "$12,5 – $25.000");
+        assert_eq!(es.cost(&range), "$12,5 – $25.000");
+        // Spanish groups thousands from five digits on (CLDR's minimum grouping).
+        assert_eq!(es.cost(&cost(serde_json::json!("1,000"))), "$1000");
+        let euros = cost(serde_json::json!("12.5 €"));
+        assert_eq!(pt.cost(&euros), "12,5€");
+        assert_eq!(en.cost(&euros), "12.5€");
+        for free in [serde_json::json!(0), serde_json::json!("free")] {
+            assert_eq!(pt.cost(&cost(free.clone())), "Grátis");
+            assert_eq!(es.cost(&cost(free)), "Gratis");
+        }
+        assert_eq!(es.cost(&cost(serde_json::json!("Donation"))), "Donation");
+        assert_eq!(es.cost(&Cost::default()), "");
     }
 
     #[test]

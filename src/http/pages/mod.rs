@@ -450,6 +450,8 @@ fn calendar(
         Scope::All => views::terms(state, language, Kind::Category, None)?,
         _ => Vec::new(),
     };
+    let venues = views::choices(state, language, RecordKind::Venue)?;
+    let organizers = views::choices(state, language, RecordKind::Organizer)?;
     let query_string = filters.query_string();
     let here = |v: View| format!("{}{query_string}", ctx.paths.calendar(scope, v));
     // Previous and next, unless they would leave the dates an address can name.
@@ -611,7 +613,7 @@ fn calendar(
                     @if items.is_empty() { (templates::nothing(t.no_events_day)) }
                     @else { (templates::day_groups(ctx, &[(date, items.clone())])) }
                     @if total > items.len() {
-                        p.nothing { (fill(&fill(t.day_truncated, "n", &items.len().to_string()), "total", &total.to_string())) }
+                        p.nothing { (fill(&fill(t.day_truncated, "n", &ctx.locale.count(items.len())), "total", &ctx.locale.count(total))) }
                     }
                 };
                 (
@@ -647,7 +649,7 @@ fn calendar(
                     format!(
                         "{} ({})",
                         t.upcoming_events,
-                        fill(t.page_n, "n", &page.to_string())
+                        fill(t.page_n, "n", &ctx.locale.count(page))
                     )
                 } else {
                     t.upcoming_events.to_string()
@@ -673,6 +675,8 @@ fn calendar(
         date,
         filters: &filters,
         categories: &categories,
+        venues: &venues,
+        organizers: &organizers,
         feed: feed.clone(),
     };
     let title = format!("{base_title} · {period}");
@@ -751,8 +755,17 @@ fn event_json_ld(
         .as_ref()
         .filter(|i| ctx.shows_image(&i.url))
         .map(|i| i.url.as_str());
+    // Without a venue, an event with a website is taken to happen there (Google's event
+    // results want a location of some kind).
+    let online = location.is_none() && !event.website.is_empty();
+    let location = location.or_else(|| {
+        online.then(|| serde_json::json!({"@type": "VirtualLocation", "url": event.website}))
+    });
     let mut ld =
         crate::http::render::event_json_ld(event, links, now, image, location, organizer.clone());
+    if online {
+        ld["eventAttendanceMode"] = "https://schema.org/OnlineEventAttendanceMode".into();
+    }
     match organizer {
         Some(o) => ld["performer"] = o,
         None => {

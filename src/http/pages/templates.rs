@@ -176,6 +176,9 @@ pub(crate) struct Calendar<'a> {
     pub date: NaiveDate,
     pub filters: &'a Filters,
     pub categories: &'a [TermView],
+    /// The venues and organizers the bar offers (IDs and names; none when there are many).
+    pub venues: &'a [(u64, String)],
+    pub organizers: &'a [(u64, String)],
     /// The feed of the scope and filters (no window), absolute.
     pub feed: String,
 }
@@ -205,22 +208,33 @@ pub(crate) fn events_bar(ctx: &PageCtx, cal: &Calendar) -> Markup {
                 }
             }
             @if matches!(cal.scope, Scope::All) && !cal.categories.is_empty() {
-                div.field {
-                    label for="bar-category" { (t.category_label) }
-                    select #bar-category name="category" {
-                        option value="" { (t.all_categories) }
-                        @for c in cal.categories {
-                            option value=(c.term.slug) selected[f.category.as_deref() == Some(c.term.slug.as_str())] { (c.term.name) }
-                        }
-                    }
-                }
+                (choice_field(
+                    ("category", t.category_label, t.all_categories),
+                    cal.categories.iter().map(|c| (c.term.slug.clone(), c.term.name.as_str())),
+                    f.category.clone(),
+                ))
+            }
+            @if !cal.venues.is_empty() {
+                (choice_field(
+                    ("venue", t.venue, t.all_venues),
+                    cal.venues.iter().map(|(id, name)| (id.to_string(), name.as_str())),
+                    f.venue.map(|v| v.to_string()),
+                ))
+            }
+            @if !cal.organizers.is_empty() {
+                (choice_field(
+                    ("organizer", t.organizer_label, t.all_organizers),
+                    cal.organizers.iter().map(|(id, name)| (id.to_string(), name.as_str())),
+                    f.organizer.map(|o| o.to_string()),
+                ))
             }
             div.field.check {
                 input #bar-featured type="checkbox" name="featured" value="1" checked[f.featured];
                 label for="bar-featured" { (t.featured_only) }
             }
-            @if let Some(v) = f.venue { input type="hidden" name="venue" value=(v); }
-            @if let Some(o) = f.organizer { input type="hidden" name="organizer" value=(o); }
+            // A venue or organizer filter the bar offers no list for is kept as it is.
+            @if let Some(v) = f.venue.filter(|_| cal.venues.is_empty()) { input type="hidden" name="venue" value=(v); }
+            @if let Some(o) = f.organizer.filter(|_| cal.organizers.is_empty()) { input type="hidden" name="organizer" value=(o); }
             button type="submit" { (t.search_button) }
         }
         div.toolbar {
@@ -239,6 +253,26 @@ pub(crate) fn events_bar(ctx: &PageCtx, cal: &Calendar) -> Markup {
                 }
             }
             (subscribe_menu(ctx, &cal.feed))
+        }
+    }
+}
+
+/// A labelled list of the bar (`bar-{name}`): "all" first, then each value and its text.
+fn choice_field<'a>(
+    (name, label, all): (&str, &str, &str),
+    options: impl Iterator<Item = (String, &'a str)>,
+    selected: Option<String>,
+) -> Markup {
+    let id = format!("bar-{name}");
+    html! {
+        div.field {
+            label for=(id) { (label) }
+            select #(id) name=(name) {
+                option value="" { (all) }
+                @for (value, text) in options {
+                    option value=(value) selected[selected.as_deref() == Some(value.as_str())] { (text) }
+                }
+            }
         }
     }
 }
@@ -397,10 +431,7 @@ pub(crate) fn month_table(
                                         @if !shown.is_empty() {
                                             ul { @for e in shown { (grid_item(ctx, e, *day)) } }
                                         }
-                                        @if *total > shown.len() {
-                                            @let n = (total - shown.len()).to_string();
-                                            a.more href=(href) aria-label=(fill(&fill(t.more_on, "n", &n), "date", &ctx.locale.long_date(*day))) { (fill(t.more, "n", &n)) }
-                                        }
+                                        @if *total > shown.len() { (more_link(ctx, &href, total - shown.len(), *day)) }
                                     }
                                 } @else {
                                     div.num aria-hidden="true" { (day.day()) }
@@ -414,6 +445,19 @@ pub(crate) fn month_table(
     }
 }
 
+/// "+ N more": the link to a day with more events than its cell or column shows, named with
+/// its date for those who hear it.
+fn more_link(ctx: &PageCtx, href: &str, hidden: usize, day: NaiveDate) -> Markup {
+    let t = ctx.t();
+    let n = ctx.locale.count(hidden);
+    let name = fill(
+        &fill(t.more_on, "n", &n),
+        "date",
+        &ctx.locale.long_date(day),
+    );
+    html! { a.more href=(href) aria-label=(name) { (fill(t.more, "n", &n)) } }
+}
+
 /// The week: its days side by side (stacked on narrow screens), each with its first events'
 /// times and a "+ N more" link to the day.
 pub(crate) fn week_days(
@@ -423,7 +467,6 @@ pub(crate) fn week_days(
     days: &[(NaiveDate, Vec<Event>, usize)],
     today: NaiveDate,
 ) -> Markup {
-    let t = ctx.t();
     let query = filters.query_string();
     html! {
         ol.week {
@@ -442,10 +485,7 @@ pub(crate) fn week_days(
                     @if !events.is_empty() {
                         ul { @for e in events { (grid_item(ctx, e, *day)) } }
                     }
-                    @if *total > events.len() {
-                        @let n = (total - events.len()).to_string();
-                        a.more href=(href) aria-label=(fill(&fill(t.more_on, "n", &n), "date", &ctx.locale.long_date(*day))) { (fill(t.more, "n", &n)) }
-                    }
+                    @if *total > events.len() { (more_link(ctx, &href, total - events.len(), *day)) }
                 }
             }
         }
@@ -480,7 +520,7 @@ pub(crate) fn list_item(ctx: &PageCtx, event: &Event, view: &EventView, day: Nai
     let open = !super::views::locked(event);
     let excerpt = if open { excerpt(event) } else { String::new() };
     let cost = if open {
-        ctx.locale.cost(&event.cost.formatted())
+        ctx.locale.cost(&event.cost)
     } else {
         String::new()
     };
@@ -598,7 +638,7 @@ pub(crate) fn event_page(ctx: &PageCtx, page: &EventPage) -> Markup {
     let e = page.event;
     let v = page.view;
     let title = crate::values::text::plain_text(&e.post.title);
-    let cost = ctx.locale.cost(&e.cost.formatted());
+    let cost = ctx.locale.cost(&e.cost);
     html! {
         article.event-page {
             h1 { (title) }

@@ -331,6 +331,56 @@ pub(crate) fn neighbours(
     Ok((previous, next))
 }
 
+/// Most venues (or organizers) the events bar offers as a list; a calendar with more is
+/// filtered by venue from the venue's page.
+pub(crate) const MAX_CHOICES: usize = 50;
+
+/// The published venues (or organizers) of `language` as the events bar offers them, by name:
+/// none when there are more than [`MAX_CHOICES`].
+pub(crate) fn choices(
+    state: &AppState,
+    language: Language,
+    kind: RecordKind,
+) -> ServiceResult<Vec<(u64, String)>> {
+    let req = request(language);
+    let list = |per_page| match kind {
+        RecordKind::Venue => names::<Venue>(state, &req, per_page),
+        _ => names::<Organizer>(state, &req, per_page),
+    };
+    // The count first, so that a large calendar reads no records for a list it does not show.
+    if list(1)?.1 > MAX_CHOICES {
+        return Ok(Vec::new());
+    }
+    let mut choices = list(MAX_CHOICES)?.0;
+    choices.sort_by_cached_key(|(id, name)| (name.to_lowercase(), *id));
+    Ok(choices)
+}
+
+/// A page of `GET /venues` (or organizers) as IDs and plain-text names, and its total.
+fn names<R: linked::LinkedKind>(
+    state: &AppState,
+    req: &Request,
+    per_page: usize,
+) -> ServiceResult<(Vec<(u64, String)>, usize)> {
+    let query = linked::ListQuery {
+        page: 1,
+        per_page,
+        ..Default::default()
+    };
+    let page = linked::list::<R>(&state.store, &state.index, req, &query, Vec::new())?;
+    let names = page
+        .items
+        .iter()
+        .map(|r| {
+            (
+                r.meta().id,
+                crate::values::text::plain_text(&r.meta().title),
+            )
+        })
+        .collect();
+    Ok((names, page.total))
+}
+
 /// A venue or organizer page's record.
 pub(crate) enum Linked {
     Venue(LinkedView<Venue>),
