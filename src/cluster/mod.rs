@@ -15,6 +15,8 @@
 use crate::store::{codec, Change, ClusterLog, LogEntry, LogWrite, Store};
 use postgres::fallible_iterator::FallibleIterator;
 use postgres::{Client, NoTls};
+
+mod conninfo;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -58,8 +60,10 @@ INSERT INTO almanac_meta (key, value) VALUES ('head', 0) ON CONFLICT DO NOTHING;
 
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum ClusterError {
-    #[error("PostgreSQL: {0}")]
+    #[error("PostgreSQL: {}", conninfo::describe(.0))]
     Postgres(#[from] postgres::Error),
+    #[error("{0}")]
+    ConnectionString(String),
     #[error(
         "the cluster's tables have version {found}; this build knows version {SCHEMA_VERSION}"
     )]
@@ -75,9 +79,16 @@ pub(crate) enum ClusterError {
 /// The log's head (the last entry's `seq`, 0 for an empty log).
 const HEAD: &str = "SELECT value FROM almanac_meta WHERE key = 'head'";
 
-/// A connection to the cluster's database, its tables created or checked first.
+/// A connection to the cluster's database (see [`conninfo`]), its tables created or checked
+/// first.
 fn connect(url: &str) -> Result<Client, ClusterError> {
-    let mut client = Client::connect(url, NoTls)?;
+    let info = conninfo::parse(url).map_err(ClusterError::ConnectionString)?;
+    let mut client = match info.tls {
+        Some(tls) => info
+            .config
+            .connect(tokio_postgres_rustls::MakeRustlsConnect::new(tls))?,
+        None => info.config.connect(NoTls)?,
+    };
     migrate(&mut client)?;
     Ok(client)
 }

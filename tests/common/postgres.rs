@@ -1,7 +1,8 @@
 //! A throw-away PostgreSQL server for cluster tests: `initdb` and `pg_ctl` from the machine's
-//! PostgreSQL installation, a data directory and a Unix socket in a temporary directory, no TCP.
-//! When the tests run as root, the server runs as the `postgres` system user (PostgreSQL
-//! refuses root). Stopped (immediately) when dropped.
+//! PostgreSQL installation, a data directory and a Unix socket in a temporary directory, and
+//! TCP on 127.0.0.1 only when a test configures it ([`Postgres::listen_tcp`]). When the tests
+//! run as root, the server runs as the `postgres` system user (PostgreSQL refuses root).
+//! Stopped (immediately) when dropped.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -10,6 +11,7 @@ pub struct Postgres {
     bin: PathBuf,
     dir: tempfile::TempDir,
     port: u16,
+    tcp: bool,
 }
 
 /// The directory of `initdb` and `pg_ctl`, installed from Debian's `postgresql` package first
@@ -108,6 +110,13 @@ fn free_port() -> u16 {
 
 impl Postgres {
     pub fn start() -> Postgres {
+        let pg = Postgres::init();
+        pg.start_again();
+        pg
+    }
+
+    /// A server's data directory, not started yet.
+    pub fn init() -> Postgres {
         let bin = server_bin();
         let dir = tempfile::tempdir().expect("tempdir");
         if is_root() {
@@ -119,14 +128,67 @@ impl Postgres {
             bin,
             dir,
             port: free_port(),
+            tcp: false,
         };
         let data = pg.data();
         run(
             &pg.bin.join("initdb"),
             &["-D", &data, "-A", "trust", "-U", "postgres", "--no-sync"],
         );
-        pg.start_again();
         pg
+    }
+
+    /// Listens on 127.0.0.1 too, with `conf` added to postgresql.conf and `hba` as the whole
+    /// of pg_hba.conf (its first matching line decides).
+    pub fn listen_tcp(&mut self, conf: &[String], hba: &str) {
+        let data = Path::new(&self.data()).to_path_buf();
+        let mut lines = std::fs::read_to_string(data.join("postgresql.conf")).expect("read conf");
+        lines.push_str("\nlisten_addresses = '127.0.0.1'\n");
+        for line in conf {
+            lines.push_str(line);
+            lines.push('\n');
+        }
+        std::fs::write(data.join("postgresql.conf"), lines).expect("write conf");
+        std::fs::write(data.join("pg_hba.conf"), hba).expect("write pg_hba.conf");
+        self.tcp = true;
+    }
+
+    /// Writes a file the server reads (a certificate, a key) into its directory: the server's
+    /// own, and only its own when `private` (PostgreSQL refuses a key others can read).
+    pub fn server_file(&self, name: &str, contents: &str, private: bool) -> String {
+        use std::os::unix::fs::PermissionsExt;
+        let path = self.dir.path().join(name);
+        std::fs::write(&path, contents).expect("write a server file");
+        let mode = if private { 0o600 } else { 0o644 };
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).expect("chmod");
+        if is_root() {
+            // SAFETY: getpwnam reads a static entry, copied out before any other call.
+            let (uid, gid) = unsafe {
+                let entry = libc::getpwnam(c"postgres".as_ptr());
+                assert!(!entry.is_null(), "the postgres user exists");
+                ((*entry).pw_uid, (*entry).pw_gid)
+            };
+            std::os::unix::fs::chown(&path, Some(uid), Some(gid)).expect("chown to postgres");
+        }
+        path.display().to_string()
+    }
+
+    /// A file of the test's own (a client key) in the server's directory.
+    pub fn path(&self, name: &str) -> String {
+        self.dir.path().join(name).display().to_string()
+    }
+
+    /// The connection string over TCP to `host` (which resolves to 127.0.0.1).
+    pub fn tcp_url(&self, host: &str) -> String {
+        format!(
+            "host={host} port={} user=postgres dbname=postgres",
+            self.port
+        )
+    }
+
+    /// The port, for URLs.
+    pub fn port(&self) -> u16 {
+        self.port
     }
 
     fn data(&self) -> String {
@@ -135,8 +197,14 @@ impl Postgres {
 
     /// Starts the server (again, after [`Postgres::stop`]) on the same socket and data.
     pub fn start_again(&self) {
+        // Command-line settings win over postgresql.conf's: TCP servers listen as configured.
+        let listen = if self.tcp {
+            ""
+        } else {
+            "-c listen_addresses=''"
+        };
         let options = format!(
-            "-k {} -p {} -c listen_addresses='' -c fsync=off",
+            "-k {} -p {} {listen} -c fsync=off",
             self.dir.path().display(),
             self.port
         );
