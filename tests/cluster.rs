@@ -897,3 +897,118 @@ fn a_mirror_of_another_calendar_runs_into_the_cluster_while_its_nodes_serve() {
     );
     stop(a);
 }
+
+#[test]
+fn nodes_follow_a_promoted_standby_and_keep_every_acknowledged_write() {
+    // A primary and a synchronous streaming standby: a commit is acknowledged once the standby
+    // has it.
+    let primary = Postgres::start();
+    let standby = Postgres::standby_of(&primary);
+    let mut sql = ::postgres::Client::connect(&primary.url(), ::postgres::NoTls).unwrap();
+    for statement in [
+        "ALTER SYSTEM SET synchronous_standby_names = '*'",
+        "SELECT pg_reload_conf()",
+    ] {
+        sql.batch_execute(statement).unwrap();
+    }
+    let synchronous = poll(
+        Duration::from_secs(20),
+        Duration::from_millis(50),
+        || {
+            sql.query("SELECT 1 FROM pg_stat_replication WHERE sync_state = 'sync'", &[])
+                .map(|rows| rows.len())
+                .unwrap_or(0)
+        },
+        |n| *n == 1,
+    );
+    assert_eq!(synchronous, 1, "the standby never became synchronous");
+    drop(sql);
+    // Both servers in one connection string: nodes take the one that accepts writes.
+    let conninfo = format!(
+        "host={},{} port={},{} user=postgres dbname=postgres target_session_attrs=read-write connect_timeout=5",
+        primary.socket_dir(),
+        standby.socket_dir(),
+        primary.port(),
+        standby.port()
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let start = |dir: &Path| {
+        Server::start(
+            serve_cmd(dir).args(["--public-url", PUBLIC, "--cluster", &conninfo]),
+            Some(PUBLIC),
+            "node",
+        )
+    };
+    let [a_dir, b_dir] = <[PathBuf; 2]>::try_from(dirs(&tmp, &["a", "b"])).unwrap();
+    let a = start(&a_dir);
+    let admin = Admin::of(&a);
+    let b = start(&b_dir);
+    let acknowledged = std::sync::Mutex::new(Vec::<String>::new());
+    let promoted = std::sync::atomic::AtomicBool::new(false);
+    let after_promotion = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for (n, srv) in [(0, &a), (1, &b)] {
+            let (admin, acknowledged) = (&admin, &acknowledged);
+            let (promoted, after_promotion) = (&promoted, &after_promotion);
+            scope.spawn(move || {
+                let deadline = Instant::now() + Duration::from_secs(90);
+                for i in 0.. {
+                    let name = format!("w{n}x{i}");
+                    let r = admin.send(srv, "POST", &format!("{NS}/tags"), Some(json!({"name": name})));
+                    match r.status {
+                        201 => {
+                            acknowledged.lock().unwrap().push(name);
+                            if promoted.load(std::sync::atomic::Ordering::SeqCst)
+                                && after_promotion.fetch_add(1, std::sync::atomic::Ordering::SeqCst) >= 40
+                            {
+                                return;
+                            }
+                        }
+                        // While no server accepts writes.
+                        503 => std::thread::sleep(Duration::from_millis(50)),
+                        _ => panic!("{}", r.describe()),
+                    }
+                    assert!(Instant::now() < deadline, "writes never resumed");
+                }
+            });
+        }
+        std::thread::sleep(Duration::from_millis(500));
+        primary.crash();
+        std::thread::sleep(Duration::from_millis(500));
+        standby.promote();
+        promoted.store(true, std::sync::atomic::Ordering::SeqCst);
+    });
+    let acknowledged = acknowledged.into_inner().unwrap();
+    let head = position(&a).max(position(&b));
+    await_position(&a, head);
+    await_position(&b, head);
+    for srv in [&a, &b] {
+        let mut names: Vec<String> = Vec::new();
+        for page in 1.. {
+            let list = srv.get(&format!(
+                "{NS}/tags?hide_empty=false&per_page=100&page={page}"
+            ));
+            names.extend(
+                list.json()["tags"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|t| t["name"].as_str().unwrap().to_string()),
+            );
+            if page >= list.json()["total_pages"].as_u64().unwrap_or(1) {
+                break;
+            }
+        }
+        for name in &acknowledged {
+            assert_eq!(
+                names.iter().filter(|n| *n == name).count(),
+                1,
+                "{name} once on {}",
+                srv.base
+            );
+        }
+    }
+    stop(a);
+    stop(b);
+    assert_eq!(export(&a_dir), export(&b_dir));
+}

@@ -117,6 +117,16 @@ impl Postgres {
 
     /// A server's data directory, not started yet.
     pub fn init() -> Postgres {
+        let pg = Postgres::blank();
+        run(
+            &pg.bin.join("initdb"),
+            &["-D", &pg.data(), "-A", "trust", "-U", "postgres", "--no-sync"],
+        );
+        pg
+    }
+
+    /// A temporary directory and a port for a server, no data directory yet.
+    fn blank() -> Postgres {
         let bin = server_bin();
         let dir = tempfile::tempdir().expect("tempdir");
         if is_root() {
@@ -124,18 +134,12 @@ impl Postgres {
             std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777))
                 .expect("chmod the PostgreSQL directory");
         }
-        let pg = Postgres {
+        Postgres {
             bin,
             dir,
             port: free_port(),
             tcp: false,
-        };
-        let data = pg.data();
-        run(
-            &pg.bin.join("initdb"),
-            &["-D", &data, "-A", "trust", "-U", "postgres", "--no-sync"],
-        );
-        pg
+        }
     }
 
     /// Listens on 127.0.0.1 too, with `conf` added to postgresql.conf and `hba` as the whole
@@ -191,6 +195,11 @@ impl Postgres {
         self.port
     }
 
+    /// The socket directory (libpq's `host` for it).
+    pub fn socket_dir(&self) -> String {
+        self.dir.path().display().to_string()
+    }
+
     fn data(&self) -> String {
         self.dir.path().join("data").display().to_string()
     }
@@ -221,6 +230,47 @@ impl Postgres {
                 "-w",
                 "start",
             ],
+        );
+    }
+
+    /// A streaming standby of `primary` (which must be running): a copy made with
+    /// `pg_basebackup -R`, started on a socket and port of its own.
+    pub fn standby_of(primary: &Postgres) -> Postgres {
+        let standby = Postgres::blank();
+        run(
+            &standby.bin.join("pg_basebackup"),
+            &[
+                "-D",
+                &standby.data(),
+                "-h",
+                &primary.dir.path().display().to_string(),
+                "-p",
+                &primary.port.to_string(),
+                "-U",
+                "postgres",
+                "-R",
+                "-X",
+                "stream",
+                "--no-sync",
+            ],
+        );
+        standby.start_again();
+        standby
+    }
+
+    /// Promotes a standby to primary (waiting until it accepts writes).
+    pub fn promote(&self) {
+        run(
+            &self.bin.join("pg_ctl"),
+            &["-D", &self.data(), "-w", "promote"],
+        );
+    }
+
+    /// Stops the server as a crash would (no shutdown checkpoint, connections cut).
+    pub fn crash(&self) {
+        run(
+            &self.bin.join("pg_ctl"),
+            &["-D", &self.data(), "-m", "immediate", "-w", "stop"],
         );
     }
 
