@@ -915,9 +915,12 @@ fn nodes_follow_a_promoted_standby_and_keep_every_acknowledged_write() {
         Duration::from_secs(20),
         Duration::from_millis(50),
         || {
-            sql.query("SELECT 1 FROM pg_stat_replication WHERE sync_state = 'sync'", &[])
-                .map(|rows| rows.len())
-                .unwrap_or(0)
+            sql.query(
+                "SELECT 1 FROM pg_stat_replication WHERE sync_state = 'sync'",
+                &[],
+            )
+            .map(|rows| rows.len())
+            .unwrap_or(0)
         },
         |n| *n == 1,
     );
@@ -954,12 +957,18 @@ fn nodes_follow_a_promoted_standby_and_keep_every_acknowledged_write() {
                 let deadline = Instant::now() + Duration::from_secs(90);
                 for i in 0.. {
                     let name = format!("w{n}x{i}");
-                    let r = admin.send(srv, "POST", &format!("{NS}/tags"), Some(json!({"name": name})));
+                    let r = admin.send(
+                        srv,
+                        "POST",
+                        &format!("{NS}/tags"),
+                        Some(json!({"name": name})),
+                    );
                     match r.status {
                         201 => {
                             acknowledged.lock().unwrap().push(name);
                             if promoted.load(std::sync::atomic::Ordering::SeqCst)
-                                && after_promotion.fetch_add(1, std::sync::atomic::Ordering::SeqCst) >= 40
+                                && after_promotion.fetch_add(1, std::sync::atomic::Ordering::SeqCst)
+                                    >= 40
                             {
                                 return;
                             }

@@ -120,7 +120,15 @@ impl Postgres {
         let pg = Postgres::blank();
         run(
             &pg.bin.join("initdb"),
-            &["-D", &pg.data(), "-A", "trust", "-U", "postgres", "--no-sync"],
+            &[
+                "-D",
+                &pg.data(),
+                "-A",
+                "trust",
+                "-U",
+                "postgres",
+                "--no-sync",
+            ],
         );
         pg
     }
