@@ -5,9 +5,10 @@
 //!     ALMANAC_BENCH_EVENTS=1000 cargo bench --bench cluster
 //!
 //! Steps: `almanac generate` fills a data directory with the seeded calendar of
-//! `ALMANAC_BENCH_EVENTS` events (default 1,000), `almanac cluster init` uploads it, node A
-//! serves that directory and node B joins from the snapshot. Then, each for
-//! `ALMANAC_BENCH_SECONDS` seconds (default 5):
+//! `ALMANAC_BENCH_EVENTS` events (default 1,000) and a single server (no cluster) creates
+//! events on it with 1 and 4 writers, the yardstick of the writes below. Then the same
+//! calendar is uploaded with `almanac cluster init`, node A serves that directory and node B
+//! joins from the snapshot. Then, each for `ALMANAC_BENCH_SECONDS` seconds (default 5):
 //!
 //! - writes: event creates through one node (A) and through both (writers alternating A and B),
 //!   with 1 and 4 writers: creates per second, latency p50/p99;
@@ -15,7 +16,8 @@
 //!   until its position reaches the create's `X-Cal-Seq`: p50/p99 of the time from A's answer;
 //! - reads: a search + date-window list with 4 connections on A alone, then 2 on A and 2 on B.
 //!
-//! Output: a markdown table on stdout and `target/bench-results/cluster-<N>.json`.
+//! Output: a markdown table and the ratios of cluster writes to a single server's on stdout, and
+//! `target/bench-results/cluster-<N>.json`.
 
 #[path = "../tests/common/postgres.rs"]
 #[allow(dead_code)]
@@ -142,32 +144,54 @@ fn main() {
     let seconds: u64 = env_number("ALMANAC_BENCH_SECONDS", 5);
     let tmp = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("temporary directory");
     let (a_dir, b_dir) = (tmp.path().join("a"), tmp.path().join("b"));
+    // A data directory with the seeded calendar and the benchmark's administrator.
+    let prepare = |dir: &Path| {
+        run(Command::new(BINARY)
+            .args(["generate", "--events", &events.to_string(), "--data-dir"])
+            .arg(dir));
+        run(Command::new(BINARY)
+            .args([
+                "user",
+                "add",
+                ADMIN,
+                "--role",
+                "administrator",
+                "--password",
+                PASSWORD,
+            ])
+            .arg("--data-dir")
+            .arg(dir));
+    };
+    let mut results = serde_json::Map::new();
+
+    // A single server on the same calendar first, alone on the machine: the writes' yardstick.
+    let single_dir = tmp.path().join("single");
+    prepare(&single_dir);
+    let mut single = Server::start(
+        &[OsStr::new("--data-dir"), single_dir.as_os_str()],
+        Some(&single_dir.with_extension("log")),
+        |_| {},
+    );
+    for writers in [1, 4] {
+        let r = load(
+            &[single.url.as_str()],
+            writers,
+            seconds,
+            |client, base, n| create(client, base, n).is_some(),
+        );
+        results.insert(format!("creates, {writers} writer(s), single server"), r);
+    }
+    single.stop();
+
     let pg = postgres::Postgres::start();
     let url = pg.url();
-
-    run(Command::new(BINARY)
-        .args(["generate", "--events", &events.to_string(), "--data-dir"])
-        .arg(&a_dir));
-    run(Command::new(BINARY)
-        .args([
-            "user",
-            "add",
-            ADMIN,
-            "--role",
-            "administrator",
-            "--password",
-            PASSWORD,
-        ])
-        .arg("--data-dir")
-        .arg(&a_dir));
+    prepare(&a_dir);
     run(Command::new(BINARY)
         .args(["cluster", "init", "--cluster", &url, "--data-dir"])
         .arg(&a_dir));
     let a = start_node(&url, &a_dir);
     let b = start_node(&url, &b_dir);
     let (a_url, b_url) = (a.url.as_str(), b.url.as_str());
-
-    let mut results = serde_json::Map::new();
     for writers in [1, 4] {
         for (name, targets) in [("one node", vec![a_url]), ("two nodes", vec![a_url, b_url])] {
             let r = load(&targets, writers, seconds, |client, base, n| {
@@ -215,6 +239,26 @@ fn main() {
             "| {name} | {} | {} | {} |",
             r["per_second"], r["p50_ms"], r["p99_ms"]
         );
+    }
+    let rate = |name: &str| results[name]["per_second"].as_f64().unwrap_or(0.0);
+    for (what, of, to) in [
+        (
+            "one node ÷ single server, 1 writer",
+            "creates, 1 writer(s), one node",
+            "creates, 1 writer(s), single server",
+        ),
+        (
+            "one node ÷ single server, 4 writers",
+            "creates, 4 writer(s), one node",
+            "creates, 4 writer(s), single server",
+        ),
+        (
+            "two nodes ÷ one node, 4 writers",
+            "creates, 4 writer(s), two nodes",
+            "creates, 4 writer(s), one node",
+        ),
+    ] {
+        println!("{what}: {:.2}", rate(of) / rate(to).max(1.0));
     }
     let out = Path::new(env!("CARGO_TARGET_TMPDIR"))
         .parent()

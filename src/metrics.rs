@@ -27,6 +27,8 @@ const INDEX_DOCUMENTS: &str = "almanac_index_documents";
 const OUTBOX_LAG: &str = "almanac_index_outbox_lag";
 const INDEX_COMMIT: &str = "almanac_index_commit_duration_seconds";
 const STORE_COMMIT: &str = "almanac_store_commit_duration_seconds";
+const CLUSTER_COMMITS: &str = "almanac_cluster_log_commits_total";
+const CLUSTER_WRITES: &str = "almanac_cluster_log_writes_total";
 const CACHE_HITS: &str = "almanac_cache_hits_total";
 const CACHE_MISSES: &str = "almanac_cache_misses_total";
 const THROTTLED: &str = "almanac_auth_throttled_total";
@@ -116,6 +118,14 @@ fn describe() {
     );
     describe_histogram!(INDEX_COMMIT, "Duration of search index commits.");
     describe_histogram!(STORE_COMMIT, "Duration of store write commits.");
+    describe_counter!(
+        CLUSTER_COMMITS,
+        "Cluster mode: PostgreSQL transactions that appended this node's writes to the log."
+    );
+    describe_counter!(
+        CLUSTER_WRITES,
+        "Cluster mode: this node's writes appended to the log."
+    );
     describe_counter!(CACHE_HITS, "Lookups answered by a cache, by cache.");
     describe_counter!(CACHE_MISSES, "Lookups a cache could not answer, by cache.");
     describe_counter!(
@@ -201,6 +211,12 @@ impl Drop for InFlight {
 
 pub(crate) fn store_commit(seconds: f64) {
     histogram!(STORE_COMMIT).record(seconds);
+}
+
+/// A PostgreSQL transaction that appended `writes` log entries (a batch).
+pub(crate) fn cluster_log_commit(writes: usize) {
+    counter!(CLUSTER_COMMITS).increment(1);
+    counter!(CLUSTER_WRITES).increment(writes as u64);
 }
 
 pub(crate) fn index_commit(seconds: f64) {

@@ -1021,3 +1021,86 @@ fn nodes_follow_a_promoted_standby_and_keep_every_acknowledged_write() {
     stop(b);
     assert_eq!(export(&a_dir), export(&b_dir));
 }
+
+#[test]
+fn writes_arriving_together_share_a_postgresql_transaction_and_keep_every_rule() {
+    let pg = Postgres::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let [a_dir, b_dir] = <[PathBuf; 2]>::try_from(dirs(&tmp, &["a", "b"])).unwrap();
+    let a = node(&pg, &a_dir);
+    let admin = Admin::of(&a);
+    let b = node(&pg, &b_dir);
+    // Eight writers on one node and two on the other: the same title (slugs must differ),
+    // refused writes among them (they change nothing and hold nobody up).
+    let acknowledged = std::sync::Mutex::new(Vec::<(u64, u64, String)>::new());
+    std::thread::scope(|scope| {
+        for writer in 0..10 {
+            let (srv, admin, acknowledged) =
+                (if writer < 8 { &a } else { &b }, &admin, &acknowledged);
+            scope.spawn(move || {
+                for i in 0..12 {
+                    if i % 4 == 3 {
+                        let refused = admin.send(
+                            srv,
+                            "POST",
+                            &format!("{NS}/events"),
+                            Some(json!({"title": "No dates"})),
+                        );
+                        assert_eq!(refused.status, 400, "{}", refused.describe());
+                        continue;
+                    }
+                    let r = admin.send(
+                        srv,
+                        "POST",
+                        &format!("{NS}/events"),
+                        Some(event_body("Shared title", json!({}))),
+                    );
+                    assert_eq!(r.status, 201, "{}", r.describe());
+                    let v = r.json();
+                    acknowledged.lock().unwrap().push((
+                        seq_of(&r),
+                        v["id"].as_u64().unwrap(),
+                        v["slug"].as_str().unwrap().to_string(),
+                    ));
+                }
+            });
+        }
+    });
+    let acknowledged = acknowledged.into_inner().unwrap();
+    assert_eq!(acknowledged.len(), 90);
+    let distinct = |f: fn(&(u64, u64, String)) -> String| {
+        acknowledged
+            .iter()
+            .map(f)
+            .collect::<std::collections::HashSet<_>>()
+            .len()
+    };
+    assert_eq!(distinct(|w| w.0.to_string()), 90, "a log position each");
+    assert_eq!(distinct(|w| w.1.to_string()), 90, "an ID each");
+    assert_eq!(distinct(|w| w.2.clone()), 90, "a slug each");
+    let last = acknowledged.iter().map(|w| w.0).max().unwrap();
+    for srv in [&a, &b] {
+        await_position(srv, last);
+        let list = srv.get(&format!("{NS}/events?search=shared&per_page=1"));
+        assert_eq!(list.json()["total"], 90, "{}", srv.base);
+    }
+    // Writes that arrived while another batch was in PostgreSQL shared its successor.
+    let metrics = admin.send(&a, "GET", "/metrics", None).text();
+    let counter = |name: &str| -> u64 {
+        metrics
+            .lines()
+            .find_map(|l| l.strip_prefix(name)?.trim().parse().ok())
+            .unwrap_or_else(|| panic!("{name} in {metrics}"))
+    };
+    let (commits, writes) = (
+        counter("almanac_cluster_log_commits_total"),
+        counter("almanac_cluster_log_writes_total"),
+    );
+    assert!(
+        writes >= 72 && commits < writes,
+        "{writes} writes in {commits} commits"
+    );
+    stop(a);
+    stop(b);
+    assert_eq!(export(&a_dir), export(&b_dir));
+}

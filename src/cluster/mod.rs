@@ -74,6 +74,8 @@ pub(crate) enum ClusterError {
     Store(#[from] crate::store::StoreError),
     #[error("the cluster already holds {head} writes; cluster init needs an empty one")]
     NotEmpty { head: u64 },
+    #[error("the log's head moved from {expected} while this node held the writers' lock")]
+    HeadMoved { expected: u64 },
 }
 
 /// The log's head (the last entry's `seq`, 0 for an empty log).
@@ -128,13 +130,13 @@ fn entries(rows: Vec<postgres::Row>) -> Result<Vec<LogEntry>, ClusterError> {
         .collect()
 }
 
-/// The log in PostgreSQL, as the store's [`ClusterLog`]. One connection, used by one write at
-/// a time (writes are serialized cluster-wide anyway); a broken connection is replaced at the
-/// next write.
+/// The log in PostgreSQL, as the store's [`ClusterLog`]. One connection, lent to one write
+/// (a batch of writes, see `Store::write`) at a time (writes are serialized cluster-wide
+/// anyway); a broken connection is replaced at the next write.
 pub(crate) struct PgLog {
     url: String,
     node: String,
-    client: Mutex<Option<Client>>,
+    client: Arc<Mutex<Option<Client>>>,
 }
 
 impl PgLog {
@@ -144,7 +146,7 @@ impl PgLog {
         Ok(PgLog {
             url: url.to_string(),
             node: node.to_string(),
-            client: Mutex::new(Some(client)),
+            client: Arc::new(Mutex::new(Some(client))),
         })
     }
 
@@ -154,7 +156,7 @@ impl PgLog {
         PgLog {
             url: url.to_string(),
             node: node.to_string(),
-            client: Mutex::new(None),
+            client: Arc::new(Mutex::new(None)),
         }
     }
 
@@ -250,56 +252,81 @@ pub(crate) fn initialize(url: &str, node: &str, store: &Store) -> Result<u64, Cl
 }
 
 impl ClusterLog for PgLog {
-    fn begin(&self) -> Result<Box<dyn LogWrite + '_>, String> {
-        let mut guard = self.client()?;
-        let client = guard.as_mut().expect("connected above");
-        let started = client
-            .batch_execute("BEGIN")
-            .and_then(|()| client.execute("SELECT pg_advisory_xact_lock($1)", &[&WRITERS_LOCK]));
-        if let Err(e) = started {
-            *guard = None;
-            return Err(e.to_string());
+    fn begin(&self) -> Result<Box<dyn LogWrite + Send>, String> {
+        let mut client = self.client()?.take().expect("connected above");
+        // One round trip: the transaction and the writers' lock.
+        if let Err(e) = client.batch_execute(&format!(
+            "BEGIN; SELECT pg_advisory_xact_lock({WRITERS_LOCK})"
+        )) {
+            return Err(ClusterError::from(e).to_string());
         }
         Ok(Box::new(PgWrite {
-            guard,
-            node: &self.node,
+            slot: self.client.clone(),
+            client: Some(client),
+            node: self.node.clone(),
             open: true,
         }))
     }
 }
 
-/// One write holding the writers' lock inside an open PostgreSQL transaction.
-struct PgWrite<'a> {
-    guard: MutexGuard<'a, Option<Client>>,
-    node: &'a str,
+/// Writes holding the writers' lock inside an open PostgreSQL transaction, on the log's
+/// connection (given back when done; dropped after a failed statement, which PostgreSQL rolls
+/// back with it).
+struct PgWrite {
+    slot: Arc<Mutex<Option<Client>>>,
+    client: Option<Client>,
+    node: String,
     /// The transaction is still open (rolled back when dropped).
     open: bool,
 }
 
-impl PgWrite<'_> {
-    fn client(&mut self) -> &mut Client {
-        self.guard.as_mut().expect("a write holds a connection")
+/// Appends log entries, the snapshot's new rows and the head in one statement: the entries'
+/// sequence numbers, nodes and changes; the snapshot rows written and removed; the new head
+/// and the head it must replace.
+const APPEND: &str = "
+WITH log AS (
+    INSERT INTO almanac_log (seq, node, changes)
+    SELECT * FROM unnest($1::bigint[], $2::text[], $3::bytea[])
+), written AS (
+    INSERT INTO almanac_snapshot (row_key, change)
+    SELECT * FROM unnest($4::text[], $5::bytea[])
+    ON CONFLICT (row_key) DO UPDATE SET change = EXCLUDED.change
+), removed AS (
+    DELETE FROM almanac_snapshot WHERE row_key = ANY($6)
+)
+UPDATE almanac_meta SET value = $7 WHERE key = 'head' AND value = $8";
+
+impl PgWrite {
+    /// Runs `statements` on the open transaction; a failure drops the connection.
+    fn run<T>(
+        &mut self,
+        statements: impl FnOnce(&mut Client) -> Result<T, ClusterError>,
+    ) -> Result<T, String> {
+        let client = self.client.as_mut().ok_or("the connection was lost")?;
+        statements(client).map_err(|e| {
+            self.client = None;
+            e.to_string()
+        })
+    }
+}
+
+impl LogWrite for PgWrite {
+    fn entries_after(&mut self, applied: u64) -> Result<Vec<LogEntry>, String> {
+        self.run(|client| {
+            entries(client.query(
+                "SELECT seq, changes FROM almanac_log WHERE seq > $1 ORDER BY seq",
+                &[&(applied as i64)],
+            )?)
+        })
     }
 
-    /// A failed statement: the connection is dropped (PostgreSQL rolls the transaction back).
-    fn failed(&mut self, e: impl ToString) -> String {
-        self.open = false;
-        *self.guard = None;
-        e.to_string()
-    }
-
-    fn append(&mut self, changes: &[Change]) -> Result<u64, postgres::Error> {
-        let node = self.node.to_string();
-        let client = self.client();
-        let head: i64 = client.query_one(HEAD, &[])?.get(0);
-        let seq = head + 1;
-        client.execute(
-            "INSERT INTO almanac_log (seq, node, changes) VALUES ($1, $2, $3)",
-            &[&seq, &node, &codec::encode(&changes)],
-        )?;
-        // Each row's last change in this write is its latest version.
+    fn commit(mut self: Box<Self>, head: u64, writes: &[Vec<Change>]) -> Result<(), String> {
+        let seqs: Vec<i64> = (1..=writes.len() as i64).map(|i| head as i64 + i).collect();
+        let nodes = vec![self.node.clone(); writes.len()];
+        let encoded: Vec<Vec<u8>> = writes.iter().map(codec::encode).collect();
+        // Each row's last change in these writes is its latest version.
         let mut latest: HashMap<String, &Change> = HashMap::new();
-        for change in changes {
+        for change in writes.iter().flatten() {
             latest.insert(change.row(), change);
         }
         let (mut kept, mut values, mut removed) = (Vec::new(), Vec::new(), Vec::new());
@@ -311,52 +338,43 @@ impl PgWrite<'_> {
                 values.push(codec::encode(change));
             }
         }
-        client.execute(
-            "INSERT INTO almanac_snapshot (row_key, change) \
-             SELECT * FROM unnest($1::text[], $2::bytea[]) \
-             ON CONFLICT (row_key) DO UPDATE SET change = EXCLUDED.change",
-            &[&kept, &values],
-        )?;
-        client.execute(
-            "DELETE FROM almanac_snapshot WHERE row_key = ANY($1)",
-            &[&removed],
-        )?;
-        client.execute(
-            "UPDATE almanac_meta SET value = $1 WHERE key = 'head'",
-            &[&seq],
-        )?;
-        client.batch_execute(&format!("NOTIFY {CHANNEL}; COMMIT"))?;
-        Ok(seq as u64)
-    }
-}
-
-impl LogWrite for PgWrite<'_> {
-    fn entries_after(&mut self, applied: u64) -> Result<Vec<LogEntry>, String> {
-        let rows = self.client().query(
-            "SELECT seq, changes FROM almanac_log WHERE seq > $1 ORDER BY seq",
-            &[&(applied as i64)],
-        );
-        match rows.map_err(ClusterError::from).and_then(entries) {
-            Ok(found) => Ok(found),
-            Err(e) => Err(self.failed(e)),
-        }
-    }
-
-    fn commit(mut self: Box<Self>, changes: &[Change]) -> Result<u64, String> {
-        match self.append(changes) {
-            Ok(seq) => {
-                self.open = false;
-                Ok(seq)
+        let new_head = head as i64 + writes.len() as i64;
+        self.run(|client| {
+            let moved = client.execute(
+                APPEND,
+                &[
+                    &seqs,
+                    &nodes,
+                    &encoded,
+                    &kept,
+                    &values,
+                    &removed,
+                    &new_head,
+                    &(head as i64),
+                ],
+            )?;
+            if moved != 1 {
+                return Err(ClusterError::HeadMoved { expected: head });
             }
-            Err(e) => Err(self.failed(e)),
-        }
+            client.batch_execute(&format!("NOTIFY {CHANNEL}; COMMIT"))?;
+            Ok(())
+        })?;
+        self.open = false;
+        Ok(())
     }
 }
 
-impl Drop for PgWrite<'_> {
+impl Drop for PgWrite {
     fn drop(&mut self) {
-        if self.open && self.client().batch_execute("ROLLBACK").is_err() {
-            *self.guard = None;
+        // Rolled back unless committed; the connection goes back for the next write unless
+        // it broke.
+        if let Some(mut client) = self.client.take() {
+            if !self.open || client.batch_execute("ROLLBACK").is_ok() {
+                let mut slot = self.slot.lock().expect("cluster connection lock");
+                if slot.is_none() {
+                    *slot = Some(client);
+                }
+            }
         }
     }
 }

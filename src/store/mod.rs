@@ -2,6 +2,7 @@
 //! sequences. Every write is a single redb transaction ([`Store::write`]), so a failed request
 //! leaves nothing behind and an acknowledged one is durable.
 
+mod batches;
 pub(crate) mod changes;
 pub(crate) mod codec;
 
@@ -108,6 +109,8 @@ pub struct Store {
     position: std::sync::atomic::AtomicU64,
     /// Cluster mode: the log every write goes through.
     log: std::sync::RwLock<Option<std::sync::Arc<dyn ClusterLog>>>,
+    /// Cluster mode: the writes on their way into the log.
+    batches: batches::Batches,
     /// Counts the applied log entries that changed users (see [`Store::users_generation`]).
     users_generation: std::sync::atomic::AtomicU64,
     /// Cluster mode: the log's head when last seen (see [`Store::log_head`]).
@@ -146,18 +149,18 @@ const CLUSTER_APPLIED: &str = "cluster.applied";
 /// the log before the write runs, and the write's changes appended to the log (the point of
 /// durability) before the local commit.
 pub(crate) trait ClusterLog: Send + Sync {
-    /// Takes the cluster-wide writers' lock; the write ends when the returned value is
+    /// Takes the cluster-wide writers' lock; the writes end when the returned value is
     /// committed or dropped (rolled back).
-    fn begin(&self) -> Result<Box<dyn LogWrite + '_>, String>;
+    fn begin(&self) -> Result<Box<dyn LogWrite + Send>, String>;
 }
 
-/// One write in progress on the cluster log.
+/// Writes in progress on the cluster log (a batch, see `batches`).
 pub(crate) trait LogWrite {
     /// The log entries after `applied`, in order.
     fn entries_after(&mut self, applied: u64) -> Result<Vec<LogEntry>, String>;
-    /// Appends `changes` as the entry after the log's head and commits; returns its sequence
-    /// number. An error leaves the outcome unknown: catching up from the log settles it.
-    fn commit(self: Box<Self>, changes: &[Change]) -> Result<u64, String>;
+    /// Appends `writes` as the entries `head + 1…` (the log's head must still be `head`) and
+    /// commits. An error leaves the outcome unknown: catching up from the log settles it.
+    fn commit(self: Box<Self>, head: u64, writes: &[Vec<Change>]) -> Result<(), String>;
 }
 
 /// One committed write transaction of the cluster.
@@ -191,6 +194,7 @@ impl Store {
             in_progress: std::sync::atomic::AtomicUsize::new(0),
             position: std::sync::atomic::AtomicU64::new(0),
             log: std::sync::RwLock::new(None),
+            batches: Default::default(),
             users_generation: std::sync::atomic::AtomicU64::new(0),
             log_head: std::sync::atomic::AtomicU64::new(0),
             diverged: std::sync::atomic::AtomicBool::new(false),
@@ -346,50 +350,6 @@ impl Store {
         let meta = rx.txn.open_table(META)?;
         let found = meta.get(CLUSTER_APPLIED)?;
         Ok(found.map(|v| v.value()).unwrap_or(0))
-    }
-
-    /// A write in cluster mode: under the log's lock, catch up, run `f` recording its changes,
-    /// append them to the log, then commit locally with the new applied sequence number. A log
-    /// that cannot take the write aborts the local transaction: nothing changes here.
-    fn write_through_log<T, E: From<StoreError>>(
-        &self,
-        log: &dyn ClusterLog,
-        f: impl FnOnce(&mut WriteTx) -> Result<T, E>,
-    ) -> Result<T, E> {
-        let unavailable = |e: String| E::from(StoreError::ClusterUnavailable(e));
-        if self.diverged() {
-            return Err(unavailable(
-                "the cluster log is shorter than this node's replica".to_string(),
-            ));
-        }
-        let mut pending = log.begin().map_err(unavailable)?;
-        let applied = self.cluster_applied()?;
-        let missing = pending.entries_after(applied).map_err(unavailable)?;
-        if missing.first().is_some_and(|e| e.seq > applied + 1) {
-            // Pruned away: the follower copies the snapshot instead.
-            return Err(unavailable(
-                "this node is behind the pruned log and copies the snapshot".to_string(),
-            ));
-        }
-        self.apply_entries(&missing)?;
-        let ((out, seq), last) = self.transact(true, |tx| -> Result<_, E> {
-            let out = f(tx)?;
-            let changes = tx.recorded.take().unwrap_or_default();
-            if changes.is_empty() {
-                // Nothing to replicate (and nothing changed here either).
-                return Ok((out, None));
-            }
-            let seq = pending.commit(&changes).map_err(unavailable)?;
-            tx.meta_mut()?
-                .insert(CLUSTER_APPLIED, seq)
-                .map_err(StoreError::from)?;
-            Ok((out, Some(seq)))
-        })?;
-        if seq.is_some() {
-            self.after_commit(last, seq);
-            WRITTEN_AT.set(seq);
-        }
-        Ok(out)
     }
 
     /// Applies cluster log entries in order, in one local transaction, skipping those this

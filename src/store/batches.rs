@@ -1,0 +1,244 @@
+//! Cluster mode's writes, gathered: writes that arrive on a node while another batch is in
+//! PostgreSQL share the next PostgreSQL transaction (one lock, one append, one commit) and
+//! one local transaction, as the single-node indexer shares index commits.
+//!
+//! A batch is opened by its first writer: the writers' lock in PostgreSQL, the replica caught
+//! up with the log, a local write transaction. Each writer then runs its own rules in that
+//! transaction in turn (seeing the writes before it in the batch, as it would on a single
+//! node) and records its changes as one log entry. The last writer to join (no other on its
+//! way) commits: the entries go to PostgreSQL in one transaction, then the local transaction
+//! commits with them, then every writer of the batch is answered. A write is acknowledged only
+//! after PostgreSQL has committed it; writers arriving meanwhile wait and form the next batch.
+//!
+//! A writer whose rules refuse the write without having changed anything leaves the batch as
+//! it was. One that fails after changing something cannot be undone alone: the whole batch is
+//! rolled back and its other writers answered as unavailable (nothing changed, try again).
+
+use super::{
+    ClusterLog, InProgress, LogWrite, OpenTables, Store, StoreError, WriteTx, CLUSTER_APPLIED,
+    WRITTEN_AT,
+};
+use crate::store::Change;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex, MutexGuard};
+
+/// The node's writes on their way into the cluster log.
+#[derive(Default)]
+pub(super) struct Batches {
+    state: Mutex<State>,
+    changed: Condvar,
+    /// Writers between arriving and taking the state's lock: a writer that sees one leaves
+    /// its batch open for it.
+    arriving: AtomicUsize,
+}
+
+#[derive(Default)]
+struct State {
+    open: Option<Batch>,
+    /// A batch is in PostgreSQL (or committing locally): arrivals wait for the next one.
+    committing: bool,
+    next_id: u64,
+    /// Each finished batch's outcome, and how many of its writers have yet to read it.
+    outcomes: HashMap<u64, (Result<(), String>, usize)>,
+}
+
+struct Batch {
+    id: u64,
+    pending: Box<dyn LogWrite + Send>,
+    txn: redb::WriteTransaction,
+    /// The log's head the batch's entries follow.
+    head: u64,
+    /// Each changing writer's changes, in order: the log entries `head + 1…`.
+    entries: Vec<Vec<Change>>,
+    last_outbox_seq: Option<u64>,
+    /// Writers in the batch besides the one that commits it, who wait for its outcome.
+    waiting: usize,
+}
+
+impl Store {
+    /// A write in cluster mode (see the module's documentation).
+    pub(super) fn write_through_log<T, E: From<StoreError>>(
+        &self,
+        log: &dyn ClusterLog,
+        f: impl FnOnce(&mut WriteTx) -> Result<T, E>,
+    ) -> Result<T, E> {
+        let unavailable = |e: String| E::from(StoreError::ClusterUnavailable(e));
+        if self.diverged() {
+            return Err(unavailable(
+                "the cluster log is shorter than this node's replica".to_string(),
+            ));
+        }
+        let _counted = InProgress::enter(&self.in_progress);
+        let batches = &self.batches;
+        batches.arriving.fetch_add(1, Ordering::SeqCst);
+        let state = batches.state.lock().expect("batches lock");
+        batches.arriving.fetch_sub(1, Ordering::SeqCst);
+        let mut state = batches
+            .changed
+            .wait_while(state, |s| s.committing)
+            .expect("batches lock");
+        if state.open.is_none() {
+            let id = state.next_id;
+            state.next_id += 1;
+            state.open = Some(self.open_batch(log, id).map_err(E::from)?);
+        }
+        let batch = state.open.as_mut().expect("opened above");
+        let id = batch.id;
+        // The writer's rules, in the batch's transaction; a panic rolls the batch back.
+        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let mut tx = WriteTx {
+                open: OpenTables::new(&batch.txn),
+                last_outbox_seq: None,
+                recorded: Some(Vec::new()),
+            };
+            let out = f(&mut tx);
+            let wrote = tx.last_outbox_seq;
+            (out, wrote, tx.recorded.take().unwrap_or_default())
+        }));
+        let (out, wrote, changes) = match ran {
+            Ok(ran) => ran,
+            Err(panic) => {
+                abort(&mut state, "a write of its batch failed");
+                batches.changed.notify_all();
+                std::panic::resume_unwind(panic);
+            }
+        };
+        let seq = match out {
+            Ok(_) if !changes.is_empty() => {
+                batch.entries.push(changes);
+                batch.last_outbox_seq = batch.last_outbox_seq.max(wrote);
+                Some(batch.head + batch.entries.len() as u64)
+            }
+            Ok(_) => None,
+            Err(e) => {
+                if !changes.is_empty() || wrote.is_some() {
+                    abort(&mut state, "a write of its batch failed");
+                    batches.changed.notify_all();
+                    return Err(e);
+                }
+                // Refused without a change: the batch goes on without it, and is committed
+                // here if no other writer is on its way.
+                if batches.arriving.load(Ordering::SeqCst) == 0 {
+                    // Its outcome is the other writers' (told there); this one was refused.
+                    let _ = self.commit_open(state);
+                }
+                return Err(e);
+            }
+        };
+        let outcome = if batches.arriving.load(Ordering::SeqCst) > 0 {
+            // Another writer is on its way into this batch: the last one commits it.
+            state.open.as_mut().expect("still open").waiting += 1;
+            let mut state = batches
+                .changed
+                .wait_while(state, |s| !s.outcomes.contains_key(&id))
+                .expect("batches lock");
+            let (outcome, left) = state.outcomes.get_mut(&id).expect("waited for it");
+            let outcome = outcome.clone();
+            *left -= 1;
+            if *left == 0 {
+                state.outcomes.remove(&id);
+            }
+            outcome
+        } else {
+            self.commit_open(state)
+        };
+        outcome.map_err(unavailable)?;
+        if seq.is_some() {
+            WRITTEN_AT.set(seq);
+        }
+        out
+    }
+
+    /// Starts a batch: the writers' lock in PostgreSQL, the replica caught up with the log,
+    /// a local write transaction.
+    fn open_batch(&self, log: &dyn ClusterLog, id: u64) -> Result<Batch, StoreError> {
+        let unavailable = StoreError::ClusterUnavailable;
+        let mut pending = log.begin().map_err(unavailable)?;
+        let applied = self.cluster_applied()?;
+        let missing = pending.entries_after(applied).map_err(unavailable)?;
+        if missing.first().is_some_and(|e| e.seq > applied + 1) {
+            // Pruned away: the follower copies the snapshot instead.
+            return Err(unavailable(
+                "this node is behind the pruned log and copies the snapshot".to_string(),
+            ));
+        }
+        self.apply_entries(&missing)?;
+        let head = missing.last().map_or(applied, |e| e.seq.max(applied));
+        Ok(Batch {
+            id,
+            pending,
+            txn: self.db.begin_write()?,
+            head,
+            entries: Vec::new(),
+            last_outbox_seq: None,
+            waiting: 0,
+        })
+    }
+
+    /// Commits the open batch, tells its waiting writers, and returns the outcome.
+    fn commit_open(&self, mut state: MutexGuard<'_, State>) -> Result<(), String> {
+        let batch = state.open.take().expect("a batch to commit");
+        let (id, waiting) = (batch.id, batch.waiting);
+        state.committing = true;
+        drop(state);
+        let outcome = self.commit_batch(batch);
+        let mut state = self.batches.state.lock().expect("batches lock");
+        state.committing = false;
+        if waiting > 0 {
+            state.outcomes.insert(id, (outcome.clone(), waiting));
+        }
+        self.batches.changed.notify_all();
+        outcome
+    }
+
+    /// PostgreSQL first (the point of durability), then the local transaction, then the index.
+    fn commit_batch(&self, batch: Batch) -> Result<(), String> {
+        let Batch {
+            pending,
+            txn,
+            head,
+            entries,
+            last_outbox_seq,
+            ..
+        } = batch;
+        if entries.is_empty() {
+            // Nothing changed: both transactions roll back.
+            return Ok(());
+        }
+        pending.commit(head, &entries)?;
+        crate::metrics::cluster_log_commit(entries.len());
+        let last = head + entries.len() as u64;
+        let committed = (|| -> Result<(), StoreError> {
+            {
+                let mut tx = WriteTx {
+                    open: OpenTables::new(&txn),
+                    last_outbox_seq: None,
+                    recorded: None,
+                };
+                tx.meta_mut()?.insert(CLUSTER_APPLIED, last)?;
+            }
+            let committing = std::time::Instant::now();
+            txn.commit()?;
+            crate::metrics::store_commit(committing.elapsed().as_secs_f64());
+            Ok(())
+        })();
+        // The log has the writes either way; a failed local commit is repaired by the
+        // follower, which applies them from the log.
+        committed.map_err(|e| e.to_string())?;
+        self.after_commit(last_outbox_seq, Some(last));
+        Ok(())
+    }
+}
+
+/// Rolls the open batch back (both transactions, by dropping them) and tells its waiting
+/// writers why.
+fn abort(state: &mut State, why: &str) {
+    if let Some(batch) = state.open.take() {
+        if batch.waiting > 0 {
+            state
+                .outcomes
+                .insert(batch.id, (Err(why.to_string()), batch.waiting));
+        }
+    }
+}
