@@ -339,6 +339,8 @@ impl LogWrite for PgWrite {
             }
         }
         let new_head = head as i64 + writes.len() as i64;
+        // The announcement names the writing node, whose own follower has nothing to do.
+        let node = self.node.replace('\'', "''");
         self.run(|client| {
             let moved = client.execute(
                 APPEND,
@@ -356,7 +358,7 @@ impl LogWrite for PgWrite {
             if moved != 1 {
                 return Err(ClusterError::HeadMoved { expected: head });
             }
-            client.batch_execute(&format!("NOTIFY {CHANNEL}; COMMIT"))?;
+            client.batch_execute(&format!("NOTIFY {CHANNEL}, '{node}'; COMMIT"))?;
             Ok(())
         })?;
         self.open = false;
@@ -531,17 +533,22 @@ fn follow_connected(
 ) -> Result<(), ClusterError> {
     let mut client = connect(url)?;
     client.batch_execute(&format!("LISTEN {CHANNEL}"))?;
+    let mut reported: Option<std::time::Instant> = None;
     while !stop.load(Ordering::SeqCst) {
         // Where this node is, then where the log is (for `cluster status` and `/healthz`). In
         // this order: a local write may move the node on meanwhile, never past the head.
         let applied = store.cluster_applied()?;
         let head: i64 = client.query_one(HEAD, &[])?.get(0);
         store.note_log_head(head as u64);
-        client.execute(
-            "INSERT INTO almanac_nodes (node, applied, seen) VALUES ($1, $2, now()) \
-             ON CONFLICT (node) DO UPDATE SET applied = EXCLUDED.applied, seen = now()",
-            &[&node, &(applied as i64)],
-        )?;
+        // Reported at most once per poll interval, however busy the log.
+        if reported.is_none_or(|at| at.elapsed() >= POLL_EVERY) {
+            client.execute(
+                "INSERT INTO almanac_nodes (node, applied, seen) VALUES ($1, $2, now()) \
+                 ON CONFLICT (node) DO UPDATE SET applied = EXCLUDED.applied, seen = now()",
+                &[&node, &(applied as i64)],
+            )?;
+            reported = Some(std::time::Instant::now());
+        }
         let rows = client.query(
             "SELECT seq, changes FROM almanac_log WHERE seq > $1 ORDER BY seq LIMIT $2",
             &[&(applied as i64), &BATCH],
@@ -572,11 +579,18 @@ fn follow_connected(
         if full {
             continue;
         }
-        // Wait for an announcement, or look again after a while; drain what else arrived.
+        // Wait for another node's announcement (this node's own writes are applied already),
+        // or look again after a while.
         let mut notifications = client.notifications();
-        if notifications.timeout_iter(POLL_EVERY).next()?.is_some() {
-            while notifications.iter().next()?.is_some() {}
+        let deadline = std::time::Instant::now() + POLL_EVERY;
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match notifications.timeout_iter(left).next()? {
+                Some(n) if n.payload() == node => continue,
+                _ => break,
+            }
         }
+        while notifications.iter().next()?.is_some() {}
     }
     Ok(())
 }

@@ -209,6 +209,7 @@ impl Store {
         pending.commit(head, &entries)?;
         crate::metrics::cluster_log_commit(entries.len());
         let last = head + entries.len() as u64;
+        self.note_log_head(last);
         let committed = (|| -> Result<(), StoreError> {
             {
                 let mut tx = WriteTx {
