@@ -186,6 +186,20 @@ fn each_sslmode_checks_what_it_promises_and_says_what_failed() {
     assert!(err.contains("/nonexistent.crt"), "{err}");
     let err = status(&at("localhost", &format!("sslcert={root}"))).unwrap_err();
     assert!(err.contains("sslcert and sslkey"), "{err}");
+    // The system's roots vouch for any public certificate: only with the host name checked.
+    let err = status(&at("localhost", "sslmode=verify-ca")).unwrap_err();
+    assert!(err.contains("verify-ca needs sslrootcert"), "{err}");
+    let err = status(&at("localhost", "sslmode=require sslrootcert=system")).unwrap_err();
+    assert!(err.contains("needs sslmode=verify-full"), "{err}");
+    let err = status(&format!("=x {}", pg.tcp_url("localhost"))).unwrap_err();
+    assert!(err.contains("without a key"), "{err}");
+    // An address without a host name is still TLS (and cannot be checked against a name).
+    let by_address = format!(
+        "hostaddr=127.0.0.1 port={} user=postgres dbname=postgres sslmode=verify-ca sslrootcert={root}",
+        pg.port()
+    );
+    let err = status(&by_address).unwrap_err();
+    assert!(!err.contains("no encryption"), "{err}");
 }
 
 #[test]

@@ -8,17 +8,19 @@
 //! | `disable`          | never                 | —                                           |
 //! | `prefer` (default) | when the server can   | against `sslrootcert` when it is given      |
 //! | `require`          | always                | against `sslrootcert` when it is given      |
-//! | `verify-ca`        | always                | signed by `sslrootcert` (else system roots) |
-//! | `verify-full`      | always                | the same, and issued for the host name      |
+//! | `verify-ca`        | always                | signed by `sslrootcert` (which it needs)    |
+//! | `verify-full`      | always                | signed by `sslrootcert` (else the system's  |
+//! |                    |                       | roots), and issued for the host name        |
 //!
 //! As in libpq, TLS settings do not apply to Unix-domain sockets.
 
 use postgres::config::{Host, SslMode};
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
-use rustls::client::WebPkiServerVerifier;
+use rustls::client::{verify_server_cert_signed_by_trust_anchor, WebPkiServerVerifier};
 use rustls::crypto::{verify_tls12_signature, verify_tls13_signature, CryptoProvider};
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
+use rustls::server::ParsedCertificate;
 use rustls::{
     CertificateError, ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme,
 };
@@ -88,10 +90,10 @@ pub(crate) fn parse(text: &str) -> Result<ConnInfo, String> {
             ))
         }
     };
-    let sockets_only = config
-        .get_hosts()
-        .iter()
-        .all(|h| matches!(h, Host::Unix(_)));
+    let hosts = config.get_hosts();
+    let sockets_only = !hosts.is_empty()
+        && hosts.iter().all(|h| matches!(h, Host::Unix(_)))
+        && config.get_hostaddrs().is_empty();
     if mode == Mode::Disable || sockets_only {
         config.ssl_mode(SslMode::Disable);
         return Ok(ConnInfo { config, tls: None });
@@ -115,22 +117,31 @@ fn client_config(mode: Mode, keys: &TlsKeys) -> Result<ClientConfig, String> {
     let builder = ClientConfig::builder_with_provider(provider.clone())
         .with_safe_default_protocol_versions()
         .map_err(|e| format!("TLS cannot be set up: {e}"))?;
-    let roots = match (&keys.root_cert, mode) {
+    // The system's roots vouch for any public certificate: only a host name check makes them
+    // mean something (libpq refuses `sslrootcert=system` below verify-full too).
+    let roots = match (keys.root_cert.as_deref(), mode) {
         (Some(path), _) if path != "system" => Some(file_roots(path)?),
-        (_, Mode::VerifyCa | Mode::VerifyFull) | (Some(_), _) => Some(system_roots()?),
-        _ => None,
-    };
-    let verifier: Arc<dyn ServerCertVerifier> = match roots {
-        None => Arc::new(EncryptOnly(provider.clone())),
-        Some(roots) => {
-            let chain = WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider)
-                .build()
-                .map_err(|e| format!("the trusted certificates cannot be used: {e}"))?;
-            match mode {
-                Mode::VerifyFull => chain,
-                _ => Arc::new(ChainOnly(chain)),
-            }
+        (_, Mode::VerifyFull) => Some(system_roots()?),
+        (None, Mode::VerifyCa) => {
+            return Err(
+                "sslmode=verify-ca needs sslrootcert (a CA file): any public \
+                        certificate would pass against the system's roots; or use verify-full"
+                    .into(),
+            )
         }
+        (Some(_), _) => return Err("sslrootcert=system needs sslmode=verify-full".into()),
+        (None, _) => None,
+    };
+    let verifier: Arc<dyn ServerCertVerifier> = match (roots, mode) {
+        (Some(roots), Mode::VerifyFull) => {
+            WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider.clone())
+                .build()
+                .map_err(|e| format!("the trusted certificates cannot be used: {e}"))?
+        }
+        (roots, _) => Arc::new(WithoutName {
+            roots: roots.map(Arc::new),
+            provider: provider.clone(),
+        }),
     };
     let builder = builder
         .dangerous()
@@ -192,6 +203,9 @@ fn pairs_without_tls_keys(text: &str, keys: &mut TlsKeys) -> Result<String, Stri
             key.push(c);
         }
         while chars.next_if(|c| c.is_whitespace()).is_some() {}
+        if key.is_empty() {
+            return Err("the connection string has a value without a key".into());
+        }
         if chars.next() != Some('=') {
             return Err(format!(
                 "the connection string has \"{key}\" without a value"
@@ -250,21 +264,34 @@ fn url_without_tls_keys(text: &str, keys: &mut TlsKeys) -> Result<String, String
     })
 }
 
-/// `require` and `prefer` without `sslrootcert`: encrypted, the server not authenticated (as
-/// libpq; it protects against eavesdropping, not against a server in the middle). The
-/// handshake's signatures are still checked.
+/// The server's certificate without its host name: signed by one of `roots` (verify-ca, or
+/// require and prefer with `sslrootcert`), or not checked at all (require and prefer without
+/// it, as in libpq: encrypted, which protects against eavesdropping, not against a server in
+/// the middle). The handshake's signatures are checked either way.
 #[derive(Debug)]
-struct EncryptOnly(Arc<CryptoProvider>);
+struct WithoutName {
+    roots: Option<Arc<RootCertStore>>,
+    provider: Arc<CryptoProvider>,
+}
 
-impl ServerCertVerifier for EncryptOnly {
+impl ServerCertVerifier for WithoutName {
     fn verify_server_cert(
         &self,
-        _: &CertificateDer<'_>,
-        _: &[CertificateDer<'_>],
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
         _: &ServerName<'_>,
         _: &[u8],
-        _: UnixTime,
+        now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
+        if let Some(roots) = &self.roots {
+            verify_server_cert_signed_by_trust_anchor(
+                &ParsedCertificate::try_from(end_entity)?,
+                roots,
+                intermediates,
+                now,
+                self.provider.signature_verification_algorithms.all,
+            )?;
+        }
         Ok(ServerCertVerified::assertion())
     }
 
@@ -274,12 +301,8 @@ impl ServerCertVerifier for EncryptOnly {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        verify_tls12_signature(
-            message,
-            cert,
-            dss,
-            &self.0.signature_verification_algorithms,
-        )
+        let algorithms = &self.provider.signature_verification_algorithms;
+        verify_tls12_signature(message, cert, dss, algorithms)
     }
 
     fn verify_tls13_signature(
@@ -288,64 +311,14 @@ impl ServerCertVerifier for EncryptOnly {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        verify_tls13_signature(
-            message,
-            cert,
-            dss,
-            &self.0.signature_verification_algorithms,
-        )
+        let algorithms = &self.provider.signature_verification_algorithms;
+        verify_tls13_signature(message, cert, dss, algorithms)
     }
 
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.0.signature_verification_algorithms.supported_schemes()
-    }
-}
-
-/// `verify-ca`: the chain is checked, the host name is not. webpki checks the chain before
-/// the name, so a name error means the chain was good.
-#[derive(Debug)]
-struct ChainOnly(Arc<WebPkiServerVerifier>);
-
-impl ServerCertVerifier for ChainOnly {
-    fn verify_server_cert(
-        &self,
-        end_entity: &CertificateDer<'_>,
-        intermediates: &[CertificateDer<'_>],
-        server_name: &ServerName<'_>,
-        ocsp_response: &[u8],
-        now: UnixTime,
-    ) -> Result<ServerCertVerified, rustls::Error> {
-        match self
-            .0
-            .verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now)
-        {
-            Err(rustls::Error::InvalidCertificate(
-                CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
-            )) => Ok(ServerCertVerified::assertion()),
-            other => other,
-        }
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.0.verify_tls12_signature(message, cert, dss)
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.0.verify_tls13_signature(message, cert, dss)
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.0.supported_verify_schemes()
+        self.provider
+            .signature_verification_algorithms
+            .supported_schemes()
     }
 }
 

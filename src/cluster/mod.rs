@@ -282,7 +282,8 @@ struct PgWrite {
 
 /// Appends log entries, the snapshot's new rows and the head in one statement: the entries'
 /// sequence numbers, nodes and changes; the snapshot rows written and removed; the new head
-/// and the head it must replace.
+/// and the head it must replace; and announces them (at commit) on the channel with the
+/// writing node's name, whose own follower has nothing to do.
 const APPEND: &str = "
 WITH log AS (
     INSERT INTO almanac_log (seq, node, changes)
@@ -294,7 +295,8 @@ WITH log AS (
 ), removed AS (
     DELETE FROM almanac_snapshot WHERE row_key = ANY($6)
 )
-UPDATE almanac_meta SET value = $7 WHERE key = 'head' AND value = $8";
+UPDATE almanac_meta SET value = $7 WHERE key = 'head' AND value = $8
+RETURNING pg_notify($9, $10)";
 
 impl PgWrite {
     /// Runs `statements` on the open transaction; a failure drops the connection.
@@ -339,8 +341,7 @@ impl LogWrite for PgWrite {
             }
         }
         let new_head = head as i64 + writes.len() as i64;
-        // The announcement names the writing node, whose own follower has nothing to do.
-        let node = self.node.replace('\'', "''");
+        let node = self.node.clone();
         self.run(|client| {
             let moved = client.execute(
                 APPEND,
@@ -353,12 +354,14 @@ impl LogWrite for PgWrite {
                     &removed,
                     &new_head,
                     &(head as i64),
+                    &CHANNEL,
+                    &node,
                 ],
             )?;
             if moved != 1 {
                 return Err(ClusterError::HeadMoved { expected: head });
             }
-            client.batch_execute(&format!("NOTIFY {CHANNEL}, '{node}'; COMMIT"))?;
+            client.batch_execute("COMMIT")?;
             Ok(())
         })?;
         self.open = false;

@@ -10,9 +10,9 @@
 //! commits with them, then every writer of the batch is answered. A write is acknowledged only
 //! after PostgreSQL has committed it; writers arriving meanwhile wait and form the next batch.
 //!
-//! A writer whose rules refuse the write without having changed anything leaves the batch as
-//! it was. One that fails after changing something cannot be undone alone: the whole batch is
-//! rolled back and its other writers answered as unavailable (nothing changed, try again).
+//! A writer whose rules refuse the write leaves the batch as it was: when they had changed
+//! something, the batch's local transaction is made again from the other writers' recorded
+//! changes. Every writer, refused ones included, is answered once its batch is committed.
 
 use super::{
     ClusterLog, InProgress, LogWrite, OpenTables, Store, StoreError, WriteTx, CLUSTER_APPLIED,
@@ -21,7 +21,7 @@ use super::{
 use crate::store::Change;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Condvar, Mutex, MutexGuard};
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 
 /// The node's writes on their way into the cluster log.
 #[derive(Default)]
@@ -46,7 +46,8 @@ struct State {
 struct Batch {
     id: u64,
     pending: Box<dyn LogWrite + Send>,
-    txn: redb::WriteTransaction,
+    /// The local transaction (none only while it is being made again, see `rebuild`).
+    txn: Option<redb::WriteTransaction>,
     /// The log's head the batch's entries follow.
     head: u64,
     /// Each changing writer's changes, in order: the log entries `head + 1…`.
@@ -54,6 +55,24 @@ struct Batch {
     last_outbox_seq: Option<u64>,
     /// Writers in the batch besides the one that commits it, who wait for its outcome.
     waiting: usize,
+}
+
+impl Batches {
+    /// The state, also after a panic elsewhere left its lock poisoned (every change to it is
+    /// complete before anything that can panic).
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn wait_while<'a>(
+        &self,
+        state: MutexGuard<'a, State>,
+        condition: impl FnMut(&mut State) -> bool,
+    ) -> MutexGuard<'a, State> {
+        self.changed
+            .wait_while(state, condition)
+            .unwrap_or_else(PoisonError::into_inner)
+    }
 }
 
 impl Store {
@@ -69,15 +88,13 @@ impl Store {
                 "the cluster log is shorter than this node's replica".to_string(),
             ));
         }
-        let _counted = InProgress::enter(&self.in_progress);
         let batches = &self.batches;
+        // Counted as arriving until it joins a batch, also while it waits for a commit: the
+        // writers of the batch being filled then leave it open for it.
         batches.arriving.fetch_add(1, Ordering::SeqCst);
-        let state = batches.state.lock().expect("batches lock");
+        let state = batches.lock();
+        let mut state = batches.wait_while(state, |s| s.committing);
         batches.arriving.fetch_sub(1, Ordering::SeqCst);
-        let mut state = batches
-            .changed
-            .wait_while(state, |s| s.committing)
-            .expect("batches lock");
         if state.open.is_none() {
             let id = state.next_id;
             state.next_id += 1;
@@ -85,10 +102,11 @@ impl Store {
         }
         let batch = state.open.as_mut().expect("opened above");
         let id = batch.id;
-        // The writer's rules, in the batch's transaction; a panic rolls the batch back.
+        // The writer's rules, in the batch's transaction.
+        let counted = InProgress::enter(&self.in_progress);
         let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let mut tx = WriteTx {
-                open: OpenTables::new(&batch.txn),
+                open: OpenTables::new(batch.txn.as_ref().expect("a transaction")),
                 last_outbox_seq: None,
                 recorded: Some(Vec::new()),
             };
@@ -96,43 +114,42 @@ impl Store {
             let wrote = tx.last_outbox_seq;
             (out, wrote, tx.recorded.take().unwrap_or_default())
         }));
+        drop(counted);
         let (out, wrote, changes) = match ran {
             Ok(ran) => ran,
             Err(panic) => {
+                // Nobody may be left waiting for a batch this writer would have committed.
                 abort(&mut state, "a write of its batch failed");
+                drop(state);
                 batches.changed.notify_all();
                 std::panic::resume_unwind(panic);
             }
         };
-        let seq = match out {
+        let seq = match &out {
             Ok(_) if !changes.is_empty() => {
                 batch.entries.push(changes);
                 batch.last_outbox_seq = batch.last_outbox_seq.max(wrote);
                 Some(batch.head + batch.entries.len() as u64)
             }
             Ok(_) => None,
-            Err(e) => {
-                if !changes.is_empty() || wrote.is_some() {
-                    abort(&mut state, "a write of its batch failed");
+            Err(_) if changes.is_empty() && wrote.is_none() => None,
+            Err(_) => {
+                // Refused after changing something: the batch's transaction is made again
+                // from the other writes' changes, without this one's.
+                if let Err(e) = self.rebuild(state.open.as_mut().expect("still open")) {
+                    abort(&mut state, &e.to_string());
                     batches.changed.notify_all();
-                    return Err(e);
+                    return Err(unavailable(e.to_string()));
                 }
-                // Refused without a change: the batch goes on without it, and is committed
-                // here if no other writer is on its way.
-                if batches.arriving.load(Ordering::SeqCst) == 0 {
-                    // Its outcome is the other writers' (told there); this one was refused.
-                    let _ = self.commit_open(state);
-                }
-                return Err(e);
+                None
             }
         };
+        // Every writer, refused ones too (a refusal may rest on the batch's other writes),
+        // is answered once the batch is committed.
         let outcome = if batches.arriving.load(Ordering::SeqCst) > 0 {
             // Another writer is on its way into this batch: the last one commits it.
             state.open.as_mut().expect("still open").waiting += 1;
-            let mut state = batches
-                .changed
-                .wait_while(state, |s| !s.outcomes.contains_key(&id))
-                .expect("batches lock");
+            let mut state = batches.wait_while(state, |s| !s.outcomes.contains_key(&id));
             let (outcome, left) = state.outcomes.get_mut(&id).expect("waited for it");
             let outcome = outcome.clone();
             *left -= 1;
@@ -168,12 +185,30 @@ impl Store {
         Ok(Batch {
             id,
             pending,
-            txn: self.db.begin_write()?,
+            txn: Some(self.db.begin_write()?),
             head,
             entries: Vec::new(),
             last_outbox_seq: None,
             waiting: 0,
         })
+    }
+
+    /// A new local transaction for `batch` holding its entries' changes (a writer's failed
+    /// rules left theirs in the old one, which is rolled back).
+    fn rebuild(&self, batch: &mut Batch) -> Result<(), StoreError> {
+        // The old transaction goes first: redb has one writer at a time.
+        drop(batch.txn.take());
+        let txn = batch.txn.insert(self.db.begin_write()?);
+        let mut tx = WriteTx {
+            open: OpenTables::new(txn),
+            last_outbox_seq: None,
+            recorded: None,
+        };
+        for change in batch.entries.iter().flatten() {
+            tx.apply(change)?;
+        }
+        batch.last_outbox_seq = tx.last_outbox_seq;
+        Ok(())
     }
 
     /// Commits the open batch, tells its waiting writers, and returns the outcome.
@@ -182,13 +217,22 @@ impl Store {
         let (id, waiting) = (batch.id, batch.waiting);
         state.committing = true;
         drop(state);
-        let outcome = self.commit_batch(batch);
-        let mut state = self.batches.state.lock().expect("batches lock");
+        let committed =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.commit_batch(batch)));
+        let outcome = match &committed {
+            Ok(outcome) => outcome.clone(),
+            Err(_) => Err("the batch's commit failed".to_string()),
+        };
+        let mut state = self.batches.lock();
         state.committing = false;
         if waiting > 0 {
             state.outcomes.insert(id, (outcome.clone(), waiting));
         }
+        drop(state);
         self.batches.changed.notify_all();
+        if let Err(panic) = committed {
+            std::panic::resume_unwind(panic);
+        }
         outcome
     }
 
@@ -202,15 +246,16 @@ impl Store {
             last_outbox_seq,
             ..
         } = batch;
-        if entries.is_empty() {
+        let Some(txn) = txn.filter(|_| !entries.is_empty()) else {
             // Nothing changed: both transactions roll back.
             return Ok(());
-        }
+        };
         pending.commit(head, &entries)?;
         crate::metrics::cluster_log_commit(entries.len());
         let last = head + entries.len() as u64;
         self.note_log_head(last);
         let committed = (|| -> Result<(), StoreError> {
+            let _counted = InProgress::enter(&self.in_progress);
             {
                 let mut tx = WriteTx {
                     open: OpenTables::new(&txn),
@@ -224,9 +269,11 @@ impl Store {
             crate::metrics::store_commit(committing.elapsed().as_secs_f64());
             Ok(())
         })();
-        // The log has the writes either way; a failed local commit is repaired by the
-        // follower, which applies them from the log.
-        committed.map_err(|e| e.to_string())?;
+        // The log has the writes: a failed local commit is repaired by the follower, which
+        // applies them from the log.
+        committed.map_err(|e| {
+            format!("the writes are in the cluster log; this node applies them shortly ({e})")
+        })?;
         self.after_commit(last_outbox_seq, Some(last));
         Ok(())
     }
