@@ -19,6 +19,7 @@ use super::{
     WRITTEN_AT,
 };
 use crate::store::Change;
+use redb::ReadableTable;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
@@ -50,11 +51,24 @@ struct Batch {
     txn: Option<redb::WriteTransaction>,
     /// The log's head the batch's entries follow.
     head: u64,
+    /// The changes of the log entries up to `head` that the replica lacked.
+    caught_up: Vec<Change>,
     /// Each changing writer's changes, in order: the log entries `head + 1…`.
     entries: Vec<Vec<Change>>,
     last_outbox_seq: Option<u64>,
     /// Writers in the batch besides the one that commits it, who wait for its outcome.
     waiting: usize,
+}
+
+impl Batch {
+    /// The batch's transaction as the store's write rules see it (changes not recorded).
+    fn tx(&self) -> WriteTx<'_> {
+        WriteTx {
+            open: OpenTables::new(self.txn.as_ref().expect("a transaction")),
+            last_outbox_seq: None,
+            recorded: None,
+        }
+    }
 }
 
 impl Batches {
@@ -167,30 +181,39 @@ impl Store {
         out
     }
 
-    /// Starts a batch: the writers' lock in PostgreSQL, the replica caught up with the log,
-    /// a local write transaction.
+    /// Starts a batch: the writers' lock in PostgreSQL, a local write transaction, and in it
+    /// the log entries the replica lacks (another node's writes: they share the batch's local
+    /// commit instead of taking one of their own).
     fn open_batch(&self, log: &dyn ClusterLog, id: u64) -> Result<Batch, StoreError> {
         let unavailable = StoreError::ClusterUnavailable;
-        let mut pending = log.begin().map_err(unavailable)?;
-        let applied = self.cluster_applied()?;
-        let missing = pending.entries_after(applied).map_err(unavailable)?;
+        let pending = log.begin().map_err(unavailable)?;
+        let mut batch = Batch {
+            id,
+            pending,
+            txn: Some(self.db.begin_write()?),
+            head: 0,
+            caught_up: Vec::new(),
+            entries: Vec::new(),
+            last_outbox_seq: None,
+            waiting: 0,
+        };
+        // Read in the transaction: the follower cannot apply entries meanwhile.
+        let applied = {
+            let mut tx = batch.tx();
+            let applied = tx.meta_mut()?.get(CLUSTER_APPLIED)?.map(|v| v.value());
+            applied.unwrap_or(0)
+        };
+        let missing = batch.pending.entries_after(applied).map_err(unavailable)?;
         if missing.first().is_some_and(|e| e.seq > applied + 1) {
             // Pruned away: the follower copies the snapshot instead.
             return Err(unavailable(
                 "this node is behind the pruned log and copies the snapshot".to_string(),
             ));
         }
-        self.apply_entries(&missing)?;
-        let head = missing.last().map_or(applied, |e| e.seq.max(applied));
-        Ok(Batch {
-            id,
-            pending,
-            txn: Some(self.db.begin_write()?),
-            head,
-            entries: Vec::new(),
-            last_outbox_seq: None,
-            waiting: 0,
-        })
+        batch.head = missing.last().map_or(applied, |e| e.seq);
+        batch.caught_up = missing.into_iter().flat_map(|e| e.changes).collect();
+        self.replay(&mut batch)?;
+        Ok(batch)
     }
 
     /// A new local transaction for `batch` holding its entries' changes (a writer's failed
@@ -198,16 +221,23 @@ impl Store {
     fn rebuild(&self, batch: &mut Batch) -> Result<(), StoreError> {
         // The old transaction goes first: redb has one writer at a time.
         drop(batch.txn.take());
-        let txn = batch.txn.insert(self.db.begin_write()?);
-        let mut tx = WriteTx {
-            open: OpenTables::new(txn),
-            last_outbox_seq: None,
-            recorded: None,
-        };
-        for change in batch.entries.iter().flatten() {
+        batch.txn = Some(self.db.begin_write()?);
+        self.replay(batch)
+    }
+
+    /// Applies the batch's caught-up changes and its writers' entries to its transaction.
+    fn replay(&self, batch: &mut Batch) -> Result<(), StoreError> {
+        let mut tx = batch.tx();
+        let entries = batch.entries.iter().flatten();
+        for change in batch.caught_up.iter().chain(entries) {
             tx.apply(change)?;
+            if matches!(change, Change::User { .. }) {
+                self.users_generation.fetch_add(1, Ordering::SeqCst);
+            }
         }
-        batch.last_outbox_seq = tx.last_outbox_seq;
+        let last = tx.last_outbox_seq;
+        drop(tx);
+        batch.last_outbox_seq = last;
         Ok(())
     }
 
@@ -242,18 +272,23 @@ impl Store {
             pending,
             txn,
             head,
+            caught_up,
             entries,
             last_outbox_seq,
             ..
         } = batch;
-        let Some(txn) = txn.filter(|_| !entries.is_empty()) else {
-            // Nothing changed: both transactions roll back.
-            return Ok(());
-        };
-        pending.commit(head, &entries)?;
-        crate::metrics::cluster_log_commit(entries.len());
+        if !entries.is_empty() {
+            pending.commit(head, &entries)?;
+            crate::metrics::cluster_log_commit(entries.len());
+        } else {
+            // Nothing to append: PostgreSQL's transaction rolls back.
+            drop(pending);
+        }
         let last = head + entries.len() as u64;
         self.note_log_head(last);
+        let Some(txn) = txn.filter(|_| !entries.is_empty() || !caught_up.is_empty()) else {
+            return Ok(());
+        };
         let committed = (|| -> Result<(), StoreError> {
             let _counted = InProgress::enter(&self.in_progress);
             {
