@@ -76,6 +76,8 @@ pub(crate) enum ClusterError {
     NotEmpty { head: u64 },
     #[error("the log's head moved from {expected} while this node held the writers' lock")]
     HeadMoved { expected: u64 },
+    #[error("PostgreSQL answered something other than {0}")]
+    Unreadable(&'static str),
 }
 
 /// The log's head (the last entry's `seq`, 0 for an empty log).
@@ -136,7 +138,22 @@ fn entries(rows: Vec<postgres::Row>) -> Result<Vec<LogEntry>, ClusterError> {
 pub(crate) struct PgLog {
     url: String,
     node: String,
-    client: Arc<Mutex<Option<Client>>>,
+    client: Arc<Mutex<Option<Connection>>>,
+}
+
+/// The log's connection and, once a write has prepared it there, its append statement.
+struct Connection {
+    client: Client,
+    append: Option<postgres::Statement>,
+}
+
+impl Connection {
+    fn new(client: Client) -> Connection {
+        Connection {
+            client,
+            append: None,
+        }
+    }
 }
 
 impl PgLog {
@@ -146,7 +163,7 @@ impl PgLog {
         Ok(PgLog {
             url: url.to_string(),
             node: node.to_string(),
-            client: Arc::new(Mutex::new(Some(client))),
+            client: Arc::new(Mutex::new(Some(Connection::new(client)))),
         })
     }
 
@@ -160,10 +177,11 @@ impl PgLog {
         }
     }
 
-    fn client(&self) -> Result<MutexGuard<'_, Option<Client>>, String> {
+    fn client(&self) -> Result<MutexGuard<'_, Option<Connection>>, String> {
         let mut guard = self.client.lock().expect("cluster connection lock");
-        if guard.as_ref().is_none_or(Client::is_closed) {
-            *guard = Some(connect(&self.url).map_err(|e| e.to_string())?);
+        if guard.as_ref().is_none_or(|c| c.client.is_closed()) {
+            let client = connect(&self.url).map_err(|e| e.to_string())?;
+            *guard = Some(Connection::new(client));
         }
         Ok(guard)
     }
@@ -178,7 +196,10 @@ impl PgLog {
         let mut guard = self
             .client()
             .map_err(|e| ClusterError::Store(crate::store::StoreError::ClusterUnavailable(e)))?;
-        snapshot_with(guard.as_mut().expect("connected above"), condition)
+        snapshot_with(
+            &mut guard.as_mut().expect("connected above").client,
+            condition,
+        )
     }
 }
 
@@ -252,29 +273,69 @@ pub(crate) fn initialize(url: &str, node: &str, store: &Store) -> Result<u64, Cl
 }
 
 impl ClusterLog for PgLog {
-    fn begin(&self) -> Result<Box<dyn LogWrite + Send>, String> {
-        let mut client = self.client()?.take().expect("connected above");
-        // One round trip: the transaction and the writers' lock.
-        if let Err(e) = client.batch_execute(&format!(
-            "BEGIN; SELECT pg_advisory_xact_lock({WRITERS_LOCK})"
-        )) {
-            return Err(ClusterError::from(e).to_string());
-        }
-        Ok(Box::new(PgWrite {
+    fn begin(
+        &self,
+        applied: u64,
+    ) -> Result<(Box<dyn LogWrite + Send>, u64, Vec<LogEntry>), String> {
+        let Connection { mut client, append } = self.client()?.take().expect("connected above");
+        // One round trip: the transaction, the writers' lock, the head and the entries after
+        // `applied` (as text: hexadecimal, whatever the server's bytea_output).
+        let found = client.simple_query(&format!(
+            "BEGIN; SELECT pg_advisory_xact_lock({WRITERS_LOCK}); {HEAD}; \
+             SELECT seq, encode(changes, 'hex') FROM almanac_log WHERE seq > {applied} ORDER BY seq"
+        ));
+        let read = found
+            .map_err(ClusterError::from)
+            .and_then(|messages| head_and_entries(&messages));
+        let (head, entries) = read.map_err(|e| e.to_string())?;
+        let write = PgWrite {
             slot: self.client.clone(),
             client: Some(client),
+            append,
             node: self.node.clone(),
             open: true,
-        }))
+        };
+        Ok((Box::new(write), head, entries))
     }
+}
+
+/// The head and the entries of `begin`'s query: the rows of its last two statements.
+fn head_and_entries(
+    messages: &[postgres::SimpleQueryMessage],
+) -> Result<(u64, Vec<LogEntry>), ClusterError> {
+    let rows: Vec<&postgres::SimpleQueryRow> = messages
+        .iter()
+        .filter_map(|m| match m {
+            postgres::SimpleQueryMessage::Row(row) => Some(row),
+            _ => None,
+        })
+        .collect();
+    let number = |text: Option<&str>| -> Result<u64, ClusterError> {
+        text.and_then(|t| t.parse().ok())
+            .ok_or(ClusterError::Unreadable("a number"))
+    };
+    // The lock's row (a void value), the head's, then the entries'.
+    let head = number(rows.get(1).and_then(|r| r.get(0)))?;
+    let mut entries = Vec::new();
+    for row in rows.iter().skip(2) {
+        let bytes = hex::decode(row.get(1).unwrap_or_default())
+            .map_err(|_| ClusterError::Unreadable("a log entry"))?;
+        entries.push(LogEntry {
+            seq: number(row.get(0))?,
+            changes: codec::decode(&bytes)?,
+        });
+    }
+    Ok((head, entries))
 }
 
 /// Writes holding the writers' lock inside an open PostgreSQL transaction, on the log's
 /// connection (given back when done; dropped after a failed statement, which PostgreSQL rolls
 /// back with it).
 struct PgWrite {
-    slot: Arc<Mutex<Option<Client>>>,
+    slot: Arc<Mutex<Option<Connection>>>,
     client: Option<Client>,
+    /// [`APPEND`], prepared on this connection.
+    append: Option<postgres::Statement>,
     node: String,
     /// The transaction is still open (rolled back when dropped).
     open: bool,
@@ -313,15 +374,6 @@ impl PgWrite {
 }
 
 impl LogWrite for PgWrite {
-    fn entries_after(&mut self, applied: u64) -> Result<Vec<LogEntry>, String> {
-        self.run(|client| {
-            entries(client.query(
-                "SELECT seq, changes FROM almanac_log WHERE seq > $1 ORDER BY seq",
-                &[&(applied as i64)],
-            )?)
-        })
-    }
-
     fn commit(mut self: Box<Self>, head: u64, writes: &[Vec<Change>]) -> Result<(), String> {
         let seqs: Vec<i64> = (1..=writes.len() as i64).map(|i| head as i64 + i).collect();
         let nodes = vec![self.node.clone(); writes.len()];
@@ -342,9 +394,15 @@ impl LogWrite for PgWrite {
         }
         let new_head = head as i64 + writes.len() as i64;
         let node = self.node.clone();
+        let mut append = self.append.take();
         self.run(|client| {
+            // Prepared once per connection: then one round trip, and one for the commit.
+            let statement = match &append {
+                Some(statement) => statement.clone(),
+                None => append.insert(client.prepare(APPEND)?).clone(),
+            };
             let moved = client.execute(
-                APPEND,
+                &statement,
                 &[
                     &seqs,
                     &nodes,
@@ -364,6 +422,7 @@ impl LogWrite for PgWrite {
             client.batch_execute("COMMIT")?;
             Ok(())
         })?;
+        self.append = append;
         self.open = false;
         Ok(())
     }
@@ -377,7 +436,10 @@ impl Drop for PgWrite {
             if !self.open || client.batch_execute("ROLLBACK").is_ok() {
                 let mut slot = self.slot.lock().expect("cluster connection lock");
                 if slot.is_none() {
-                    *slot = Some(client);
+                    *slot = Some(Connection {
+                        client,
+                        append: self.append.take(),
+                    });
                 }
             }
         }

@@ -15,8 +15,8 @@
 //! changes. Every writer, refused ones included, is answered once its batch is committed.
 
 use super::{
-    ClusterLog, InProgress, LogWrite, OpenTables, Store, StoreError, WriteTx, CLUSTER_APPLIED,
-    WRITTEN_AT,
+    ClusterLog, InProgress, LogEntry, LogWrite, OpenTables, Store, StoreError, WriteTx,
+    CLUSTER_APPLIED, WRITTEN_AT,
 };
 use crate::store::Change;
 use redb::ReadableTable;
@@ -186,31 +186,38 @@ impl Store {
     /// commit instead of taking one of their own).
     fn open_batch(&self, log: &dyn ClusterLog, id: u64) -> Result<Batch, StoreError> {
         let unavailable = StoreError::ClusterUnavailable;
-        let pending = log.begin().map_err(unavailable)?;
+        let (pending, head, missing) = log.begin(self.cluster_applied()?).map_err(unavailable)?;
         let mut batch = Batch {
             id,
             pending,
             txn: Some(self.db.begin_write()?),
-            head: 0,
+            head,
             caught_up: Vec::new(),
             entries: Vec::new(),
             last_outbox_seq: None,
             waiting: 0,
         };
-        // Read in the transaction: the follower cannot apply entries meanwhile.
+        // Read again in the transaction: the follower may have applied some of the entries
+        // since, and cannot meanwhile.
         let applied = {
             let mut tx = batch.tx();
             let applied = tx.meta_mut()?.get(CLUSTER_APPLIED)?.map(|v| v.value());
             applied.unwrap_or(0)
         };
-        let missing = batch.pending.entries_after(applied).map_err(unavailable)?;
-        if missing.first().is_some_and(|e| e.seq > applied + 1) {
+        if head < applied {
+            // The follower notices too, and says so.
+            return Err(unavailable(
+                "the cluster log is shorter than this node's replica".to_string(),
+            ));
+        }
+        let missing: Vec<LogEntry> = missing.into_iter().filter(|e| e.seq > applied).collect();
+        let next = missing.first().map_or(head + 1, |e| e.seq);
+        if head > applied && next > applied + 1 {
             // Pruned away: the follower copies the snapshot instead.
             return Err(unavailable(
                 "this node is behind the pruned log and copies the snapshot".to_string(),
             ));
         }
-        batch.head = missing.last().map_or(applied, |e| e.seq);
         batch.caught_up = missing.into_iter().flat_map(|e| e.changes).collect();
         self.replay(&mut batch)?;
         Ok(batch)

@@ -149,15 +149,16 @@ const CLUSTER_APPLIED: &str = "cluster.applied";
 /// the log before the write runs, and the write's changes appended to the log (the point of
 /// durability) before the local commit.
 pub(crate) trait ClusterLog: Send + Sync {
-    /// Takes the cluster-wide writers' lock; the writes end when the returned value is
-    /// committed or dropped (rolled back).
-    fn begin(&self) -> Result<Box<dyn LogWrite + Send>, String>;
+    /// Takes the cluster-wide writers' lock and reads the log's head and the entries after
+    /// `applied`, in order; the writes end when the returned value is committed or dropped
+    /// (rolled back).
+    #[allow(clippy::type_complexity)]
+    fn begin(&self, applied: u64)
+        -> Result<(Box<dyn LogWrite + Send>, u64, Vec<LogEntry>), String>;
 }
 
 /// Writes in progress on the cluster log (a batch, see `batches`).
 pub(crate) trait LogWrite {
-    /// The log entries after `applied`, in order.
-    fn entries_after(&mut self, applied: u64) -> Result<Vec<LogEntry>, String>;
     /// Appends `writes` as the entries `head + 1…` (the log's head must still be `head`) and
     /// commits. An error leaves the outcome unknown: catching up from the log settles it.
     fn commit(self: Box<Self>, head: u64, writes: &[Vec<Change>]) -> Result<(), String>;
