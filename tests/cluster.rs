@@ -457,6 +457,32 @@ fn users_added_through_the_cluster_log_can_sign_in_on_every_running_node() {
     assert_eq!(r.status, 201, "{}", r.describe());
 }
 
+/// Every tag named in `names` is on `srv` exactly once (all pages of the tag list read).
+fn assert_each_tag_once(srv: &Server, names: &[String]) {
+    let mut held: Vec<String> = Vec::new();
+    for page in 1.. {
+        let list = srv
+            .get(&format!(
+                "{NS}/tags?hide_empty=false&per_page=100&page={page}"
+            ))
+            .json();
+        held.extend(
+            list["tags"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| t["name"].as_str().unwrap().to_string()),
+        );
+        if page >= list["total_pages"].as_u64().unwrap_or(1) {
+            break;
+        }
+    }
+    for name in names {
+        let count = held.iter().filter(|n| *n == name).count();
+        assert_eq!(count, 1, "{name} once on {}", srv.base);
+    }
+}
+
 /// The first answer of `send` that is not a 401, trying for up to `seconds` (replication of
 /// a user written elsewhere).
 fn within_seconds(seconds: u64, send: impl Fn() -> Resp) -> Resp {
@@ -513,23 +539,7 @@ fn a_node_killed_during_concurrent_writes_catches_up_with_every_acknowledged_wri
     await_position(&a, head);
     await_position(&b, head);
     for srv in [&a, &b] {
-        let mut names: Vec<String> = Vec::new();
-        for page in 1..=2 {
-            let list = srv.get(&format!(
-                "{NS}/tags?hide_empty=false&per_page=50&page={page}"
-            ));
-            for tag in list.json()["tags"].as_array().unwrap() {
-                names.push(tag["name"].as_str().unwrap().to_string());
-            }
-        }
-        for name in &acknowledged {
-            assert_eq!(
-                names.iter().filter(|n| *n == name).count(),
-                1,
-                "{name} once on {}",
-                srv.base
-            );
-        }
+        assert_each_tag_once(srv, &acknowledged);
     }
     stop(a);
     stop(b);
@@ -992,30 +1002,7 @@ fn nodes_follow_a_promoted_standby_and_keep_every_acknowledged_write() {
     await_position(&a, head);
     await_position(&b, head);
     for srv in [&a, &b] {
-        let mut names: Vec<String> = Vec::new();
-        for page in 1.. {
-            let list = srv.get(&format!(
-                "{NS}/tags?hide_empty=false&per_page=100&page={page}"
-            ));
-            names.extend(
-                list.json()["tags"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|t| t["name"].as_str().unwrap().to_string()),
-            );
-            if page >= list.json()["total_pages"].as_u64().unwrap_or(1) {
-                break;
-            }
-        }
-        for name in &acknowledged {
-            assert_eq!(
-                names.iter().filter(|n| *n == name).count(),
-                1,
-                "{name} once on {}",
-                srv.base
-            );
-        }
+        assert_each_tag_once(srv, &acknowledged);
     }
     stop(a);
     stop(b);
