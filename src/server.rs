@@ -220,6 +220,28 @@ async fn run(
         }
     });
 
+    // Never-ending series: their occurrences reach 24 months ahead, extended every day (the
+    // check runs at start-up, then every hour).
+    let horizon_store = state.store.clone();
+    tokio::spawn(async move {
+        let mut every_hour = tokio::time::interval(Duration::from_secs(3600));
+        loop {
+            every_hour.tick().await;
+            let store = horizon_store.clone();
+            let now = chrono::Utc::now().naive_utc();
+            match tokio::task::spawn_blocking(move || {
+                crate::service::series::extend_horizons(&store, now)
+            })
+            .await
+            {
+                Ok(Ok(0)) => {}
+                Ok(Ok(n)) => tracing::info!(series = n, "recurring series extended"),
+                Ok(Err(e)) => tracing::error!(error = ?e, "extending recurring series failed"),
+                Err(e) => tracing::error!(error = %e, "extending recurring series failed"),
+            }
+        }
+    });
+
     let listening = format!("listening on http://{bound}");
     print_line(&listening);
     tracing::info!("{listening}");

@@ -519,6 +519,8 @@ fn resource_schemas() -> Value {
         "custom_fields": {"type": "array", "maxItems": 0},
         "json_ld": {"type": "object"}, "language": language, "translations": translations,
         "ticketed": nullable_bool, "post_parent": {"type": "integer", "minimum": 0},
+        "recurrence": {"type": "array", "items": s}, "series_id": {"type": "integer"},
+        "recurrence_id": date,
     });
     let event_required = [
         "id",

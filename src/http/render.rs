@@ -3,6 +3,7 @@
 use crate::http::links::Links;
 use crate::model::post::{Image, Organizer, PostMeta, Venue};
 use crate::model::{Kind, Language, Status};
+use crate::service::series::Recurring;
 use crate::service::terms::TermView;
 use crate::values::datetime::format;
 use crate::values::text;
@@ -353,6 +354,7 @@ pub(crate) struct EventParts<'a> {
     /// Blank the fields of a locked password-protected event (docs/api.md, "Password-protected
     /// events").
     pub masked: bool,
+    pub recurring: crate::service::series::Recurring,
 }
 
 /// The event representation, keys in the plugin's order.
@@ -448,6 +450,19 @@ pub(crate) fn event(e: &crate::model::event::Event, parts: EventParts) -> Value 
     m.insert("translations".into(), translations(&parts.translations));
     m.insert("ticketed".into(), flag(e.ticketed));
     m.insert("post_parent".into(), json!(e.post_parent));
+    match parts.recurring {
+        Recurring::Single => {}
+        Recurring::Series(lines) => {
+            m.insert("recurrence".into(), json!(lines));
+        }
+        Recurring::Occurrence {
+            series,
+            original_start_utc,
+        } => {
+            m.insert("series_id".into(), json!(series));
+            m.insert("recurrence_id".into(), json!(format(&original_start_utc)));
+        }
+    }
     Value::Object(m)
 }
 

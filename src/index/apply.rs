@@ -281,7 +281,8 @@ impl SearchIndex {
             Kind::Event => rx
                 .get_record::<crate::model::event::Event>(kind, id)?
                 .map(|e| docs::event(f, &e, rx))
-                .transpose()?,
+                .transpose()?
+                .flatten(),
             Kind::Venue => rx
                 .get_record::<crate::model::post::Venue>(kind, id)?
                 .map(|v| docs::venue(f, &v)),

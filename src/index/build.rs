@@ -251,10 +251,11 @@ impl SearchIndex {
             Ok(())
         })?;
         rx.for_each::<crate::model::event::Event, IndexError>(Kind::Event, |e| {
-            let mut doc = docs::event(fields, &e, &rx)?;
-            doc.add_u64(fields.written, head);
-            writer.add_document(doc)?;
-            summary.events += 1;
+            if let Some(mut doc) = docs::event(fields, &e, &rx)? {
+                doc.add_u64(fields.written, head);
+                writer.add_document(doc)?;
+                summary.events += 1;
+            }
             done += 1;
             progress(done);
             Ok(())

@@ -147,7 +147,16 @@ pub(crate) fn organizer(f: &Fields, o: &Organizer) -> TantivyDocument {
 
 /// An event's document also carries the current names of its venue and organizers and its
 /// venue's coordinates (for search and the geographic filter), read from the same snapshot.
-pub(crate) fn event(f: &Fields, e: &Event, rx: &impl Reads) -> IndexResult<TantivyDocument> {
+/// An event's document; a series has none (its occurrences are its documents, and every list
+/// shows them instead).
+pub(crate) fn event(
+    f: &Fields,
+    e: &Event,
+    rx: &impl Reads,
+) -> IndexResult<Option<TantivyDocument>> {
+    if rx.series(e.post.id)?.is_some() {
+        return Ok(None);
+    }
     let mut doc = base(f, Kind::Event, &e.post, !e.hide_from_listings);
     let venue = match e.venue {
         Some(id) => rx.get_record::<Venue>(Kind::Venue, id)?,
@@ -203,5 +212,5 @@ pub(crate) fn event(f: &Fields, e: &Event, rx: &impl Reads) -> IndexResult<Tanti
     f.add_key(&mut doc, Key::Protected, e.password.is_some());
     f.add_key(&mut doc, Key::PostParent, e.post_parent);
     geo(f, &mut doc, venue.and_then(|v| v.geo));
-    Ok(doc)
+    Ok(Some(doc))
 }

@@ -194,4 +194,5 @@ pub struct User {
 
 pub(crate) mod event;
 pub mod post;
+pub mod series;
 pub mod term;

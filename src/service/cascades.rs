@@ -4,26 +4,42 @@
 use crate::index::SearchIndex;
 use crate::model::event::Event;
 use crate::model::Kind;
-use crate::service::ServiceResult;
+use crate::service::{series, ServiceResult};
 use crate::store::{Reads, WriteTx};
+use chrono::NaiveDateTime;
 
 /// The events that may carry a term or link a venue/organizer: those the index finds, and
 /// those still in the outbox. An event written just before this transaction may not be
 /// searchable yet; the outbox is pruned only after the index commit that made its entries
-/// searchable, so between the two every such event is seen.
+/// searchable, so between the two every such event is seen. An occurrence stands for its
+/// series (which is not indexed): the change is made there, and its occurrences follow.
 fn events_possibly_carrying(
     tx: &WriteTx,
     index: &SearchIndex,
     kind: Kind,
     id: u64,
 ) -> ServiceResult<Vec<u64>> {
-    let mut events = index.events_carrying(kind, id)?;
-    for entry in tx.outbox_after(0)? {
-        if entry.kind == Kind::Event && !events.contains(&entry.id) {
-            events.push(entry.id);
+    let mut found = index.events_carrying(kind, id)?;
+    found.extend(
+        tx.outbox_after(0)?
+            .into_iter()
+            .filter(|entry| entry.kind == Kind::Event)
+            .map(|entry| entry.id),
+    );
+    let mut events = Vec::with_capacity(found.len());
+    for event in found {
+        let owner = series::owner(tx, event)?;
+        if !events.contains(&owner) {
+            events.push(owner);
         }
     }
     Ok(events)
+}
+
+/// Stores an event changed by a cascade; a series' occurrences follow it.
+fn put_event(tx: &mut WriteTx, event: &Event, now: NaiveDateTime) -> ServiceResult<()> {
+    tx.put_record(Kind::Event, event.post.id, event)?;
+    series::follow(tx, event, None, now)
 }
 
 /// A deleted term disappears from every event that carried it.
@@ -32,6 +48,7 @@ pub(crate) fn forget_term(
     index: &SearchIndex,
     kind: Kind,
     term: u64,
+    now: NaiveDateTime,
 ) -> ServiceResult<()> {
     for id in events_possibly_carrying(tx, index, kind, term)? {
         let Some(mut event) = tx.get_record::<Event>(Kind::Event, id)? else {
@@ -44,7 +61,7 @@ pub(crate) fn forget_term(
         };
         if list.contains(&term) {
             list.retain(|t| *t != term);
-            tx.put_record(Kind::Event, event.post.id, &event)?;
+            put_event(tx, &event, now)?;
         }
     }
     Ok(())
@@ -57,6 +74,7 @@ pub(crate) fn forget_linked(
     index: &SearchIndex,
     kind: Kind,
     id: u64,
+    now: NaiveDateTime,
 ) -> ServiceResult<()> {
     for event_id in events_possibly_carrying(tx, index, kind, id)? {
         let Some(mut event) = tx.get_record::<Event>(Kind::Event, event_id)? else {
@@ -74,7 +92,7 @@ pub(crate) fn forget_linked(
             _ => false,
         };
         if changed {
-            tx.put_record(Kind::Event, event.post.id, &event)?;
+            put_event(tx, &event, now)?;
         }
     }
     Ok(())
@@ -110,8 +128,9 @@ mod tests {
             .contains(&late.post.id));
         store
             .write(|tx| {
-                forget_linked(tx, &index, Kind::Venue, venue)?;
-                forget_term(tx, &index, Kind::Category, category)
+                let now = chrono::Utc::now().naive_utc();
+                forget_linked(tx, &index, Kind::Venue, venue, now)?;
+                forget_term(tx, &index, Kind::Category, category, now)
             })
             .unwrap();
         let rx = store.read().unwrap();

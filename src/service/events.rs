@@ -12,6 +12,7 @@ use crate::model::term::Term;
 use crate::model::{Kind, Language, Status};
 use crate::service::linked::{self, LinkedKind, LinkedView};
 use crate::service::posts::{self, PostWrite};
+use crate::service::series;
 use crate::service::terms::{self, TermView};
 use crate::service::Refusals;
 use crate::service::Request;
@@ -66,6 +67,8 @@ pub(crate) struct EventFields {
     pub password: Option<String>,
     pub post_parent: Option<u64>,
     pub slug: Option<String>,
+    /// `recurrence` lines; empty: the event stops repeating.
+    pub recurrence: Option<Vec<String>>,
 }
 
 fn refuse(invalid: &mut Refusals, name: &str, reason: &str) {
@@ -375,6 +378,7 @@ pub(crate) fn create(
             request.now,
         )?;
         tx.put_record(Kind::Event, event.post.id, &event)?;
+        series::follow(tx, &event, fields.recurrence.as_deref(), request.now)?;
         Ok(event)
     })
 }
@@ -614,6 +618,7 @@ pub(crate) fn update(
             }
         };
         posts::check_author_change(request.caller, write)?;
+        series::refuse_occurrence_write(tx, event.post.id)?;
         let stored_zone = Zone::parse(&event.timezone).ok();
         posts::apply_update(
             tx,
@@ -645,6 +650,7 @@ pub(crate) fn update(
             request.now,
         )?;
         tx.put_record(Kind::Event, event.post.id, &event)?;
+        series::follow(tx, &event, fields.recurrence.as_deref(), request.now)?;
         Ok(event)
     })
 }
@@ -689,8 +695,12 @@ pub(crate) fn delete(
         if event.post.status == Status::Trash {
             return Err(ServiceError::InTrash(Kind::Event));
         }
+        if let Some(cancelled) = series::cancel(tx, event.post.id, request.now)? {
+            return Ok(cancelled);
+        }
         posts::trash(tx, Kind::Event, &mut event.post, request.now)?;
         tx.put_record(Kind::Event, event.post.id, &event)?;
+        series::follow(tx, &event, None, request.now)?;
         Ok(event)
     })
 }
@@ -1087,6 +1097,7 @@ pub(crate) struct EventView {
     pub categories: Vec<TermView>,
     pub tags: Vec<TermView>,
     pub translations: Vec<(Language, u64)>,
+    pub recurring: series::Recurring,
 }
 
 /// Builds the [`EventView`]s of some events from one store snapshot; the event counts of the
@@ -1145,6 +1156,7 @@ impl EventViews {
             categories: self.terms(Kind::Category, &event.categories)?,
             tags: self.terms(Kind::Tag, &event.tags)?,
             translations: posts::visible_translations(&self.rx, event, self.caller, self.now)?,
+            recurring: series::recurring(&self.rx, event.post.id)?,
         })
     }
 

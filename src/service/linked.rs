@@ -438,7 +438,7 @@ pub(crate) fn delete<R: LinkedKind>(
             return Err(ServiceError::InTrash(R::KIND));
         }
         posts::trash(tx, R::KIND, record.meta_mut(), request.now)?;
-        super::cascades::forget_linked(tx, index, R::KIND, record.meta().id)?;
+        super::cascades::forget_linked(tx, index, R::KIND, record.meta().id, request.now)?;
         tx.put_record(R::KIND, record.meta().id, &record)?;
         Ok(record)
     })

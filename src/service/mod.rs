@@ -5,6 +5,7 @@ mod cascades;
 pub mod events;
 pub mod linked;
 pub(crate) mod posts;
+pub(crate) mod series;
 pub(crate) mod terms;
 pub mod users;
 

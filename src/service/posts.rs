@@ -542,7 +542,17 @@ pub(crate) fn publish_due(
         for id in due {
             published += match tx.post_kind_of(id)? {
                 Some(PostIdKind::Record(Kind::Event)) => {
-                    publish::<crate::model::event::Event>(tx, id, now)?
+                    // An occurrence is published with its series, which its occurrences follow.
+                    let owner = super::series::owner(tx, id)?;
+                    let published = publish::<crate::model::event::Event>(tx, owner, now)?;
+                    if published > 0 && owner != id {
+                        if let Some(series) =
+                            tx.get_record::<crate::model::event::Event>(Kind::Event, owner)?
+                        {
+                            super::series::follow(tx, &series, None, now)?;
+                        }
+                    }
+                    published
                 }
                 Some(PostIdKind::Record(Kind::Venue)) => {
                     publish::<crate::model::post::Venue>(tx, id, now)?

@@ -447,7 +447,7 @@ pub(crate) fn delete(
         require_manage(request.caller, kind)?;
         let counts = counts(index, kind, &[term.id], request.now)?;
         let before = view(tx, term.clone(), &counts)?;
-        super::cascades::forget_term(tx, index, kind, term.id)?;
+        super::cascades::forget_term(tx, index, kind, term.id, request.now)?;
         remove(tx, &term)?;
         Ok(before)
     })

@@ -53,6 +53,16 @@ pub(crate) enum Change {
         language: Language,
         id: Option<u64>,
     },
+    /// A series' rule and occurrences (its event's ID), codec-encoded.
+    Series {
+        id: u64,
+        value: Option<Vec<u8>>,
+    },
+    /// The series and original start an occurrence's ID names, codec-encoded.
+    Occurrence {
+        id: u64,
+        value: Option<Vec<u8>>,
+    },
 }
 
 impl Change {
@@ -78,6 +88,8 @@ impl Change {
                 language,
                 ..
             } => format!("group/{}/{group}/{}", kind.name(), language.code()),
+            Change::Series { id, .. } => format!("series/{id}"),
+            Change::Occurrence { id, .. } => format!("occurrence/{id}"),
         }
     }
 
@@ -90,6 +102,8 @@ impl Change {
                 | Change::Record { value: None, .. }
                 | Change::Slug { id: None, .. }
                 | Change::Group { id: None, .. }
+                | Change::Series { value: None, .. }
+                | Change::Occurrence { value: None, .. }
         )
     }
 }

@@ -9,7 +9,9 @@ pub(crate) mod codec;
 pub(crate) use changes::Change;
 
 use crate::model::post::Image;
+use crate::model::series::{OccurrenceOf, Series, SeriesHorizon};
 use crate::model::{Kind, Language, Role, Sequence, User};
+use chrono::NaiveDateTime;
 use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -36,6 +38,10 @@ const IMAGES: TableDefinition<u64, &[u8]> = TableDefinition::new("images");
 const IMAGE_URLS: TableDefinition<&str, u64> = TableDefinition::new("image_urls");
 /// Sequence number → (kind, ID) of a changed record, not yet applied to the search index.
 const OUTBOX: TableDefinition<u64, &[u8]> = TableDefinition::new("outbox");
+/// A series' rule and occurrences, by the series' event ID (see `crate::model::series`).
+const SERIES: TableDefinition<u64, &[u8]> = TableDefinition::new("series");
+/// What each occurrence's ID names: its series and original start.
+const OCCURRENCES: TableDefinition<u64, &[u8]> = TableDefinition::new("occurrences");
 const OUTBOX_SEQUENCE: &str = "seq.outbox";
 /// (kind, group ID, language) → member ID: translation groups.
 const GROUPS: TableDefinition<(&str, u64, &str), u64> = TableDefinition::new("translation_groups");
@@ -218,6 +224,8 @@ impl Store {
             tx.image_urls()?;
             tx.groups()?;
             tx.outbox()?;
+            tx.series_table()?;
+            tx.occurrences()?;
             for kind in Kind::ALL {
                 tx.records(kind)?;
             }
@@ -405,6 +413,8 @@ impl Store {
             exclusive(open.txn, &mut open.images, IMAGES)?.retain(|_, _| false)?;
             exclusive(open.txn, &mut open.image_urls, IMAGE_URLS)?.retain(|_, _| false)?;
             exclusive(open.txn, &mut open.groups, GROUPS)?.retain(|_, _| false)?;
+            exclusive(open.txn, &mut open.series, SERIES)?.retain(|_, _| false)?;
+            exclusive(open.txn, &mut open.occurrences, OCCURRENCES)?.retain(|_, _| false)?;
             for change in rows {
                 tx.apply(change)?;
             }
@@ -558,6 +568,10 @@ pub trait Reads {
     /// The members of a translation group, in the order en, pt-br, es.
     fn group_members(&self, kind: Kind, group: u64) -> StoreResult<Vec<(Language, u64)>>;
     fn user_exists(&self, id: u64) -> StoreResult<bool>;
+    /// The rule and occurrences of the series with this event ID, if it is one.
+    fn series(&self, id: u64) -> StoreResult<Option<Series>>;
+    /// The series and original start of an occurrence's ID, if it is one.
+    fn occurrence_of(&self, id: u64) -> StoreResult<Option<OccurrenceOf>>;
     /// Outbox entries after `seq` in this snapshot, in order.
     fn outbox_after(&self, seq: u64) -> StoreResult<Vec<OutboxEntry>>;
 }
@@ -641,6 +655,24 @@ macro_rules! read_methods {
             Ok(self.users()?.get(id)?.is_some())
         }
 
+        fn series(&self, id: u64) -> StoreResult<Option<Series>> {
+            let table = self.series_table()?;
+            let found = table.get(id)?;
+            Ok(match found {
+                Some(bytes) => Some(codec::decode(bytes.value())?),
+                None => None,
+            })
+        }
+
+        fn occurrence_of(&self, id: u64) -> StoreResult<Option<OccurrenceOf>> {
+            let table = self.occurrences()?;
+            let found = table.get(id)?;
+            Ok(match found {
+                Some(bytes) => Some(codec::decode(bytes.value())?),
+                None => None,
+            })
+        }
+
         /// Outbox entries after `seq` in this snapshot, in order.
         fn outbox_after(&self, seq: u64) -> StoreResult<Vec<OutboxEntry>> {
             let table = self.outbox()?;
@@ -684,6 +716,8 @@ struct OpenTables<'t> {
     image_urls: OnceCell<redb::Table<'t, &'static str, u64>>,
     outbox: OnceCell<RecordTable<'t>>,
     groups: OnceCell<redb::Table<'t, GroupKey, u64>>,
+    series: OnceCell<RecordTable<'t>>,
+    occurrences: OnceCell<RecordTable<'t>>,
 }
 
 impl<'t> OpenTables<'t> {
@@ -699,6 +733,8 @@ impl<'t> OpenTables<'t> {
             image_urls: OnceCell::new(),
             outbox: OnceCell::new(),
             groups: OnceCell::new(),
+            series: OnceCell::new(),
+            occurrences: OnceCell::new(),
         }
     }
 }
@@ -781,6 +817,14 @@ impl<'t> WriteTx<'t> {
 
     fn outbox(&self) -> StoreResult<&RecordTable<'t>> {
         shared(self.open.txn, &self.open.outbox, OUTBOX)
+    }
+
+    fn series_table(&self) -> StoreResult<&RecordTable<'t>> {
+        shared(self.open.txn, &self.open.series, SERIES)
+    }
+
+    fn occurrences(&self) -> StoreResult<&RecordTable<'t>> {
+        shared(self.open.txn, &self.open.occurrences, OCCURRENCES)
     }
 
     fn meta_mut(&mut self) -> StoreResult<&mut redb::Table<'t, &'static str, u64>> {
@@ -869,6 +913,26 @@ impl WriteTx<'_> {
         })
     }
 
+    /// Stores (or with `None` removes) the series of the event `id`.
+    pub(crate) fn set_series(&mut self, id: u64, series: Option<&Series>) -> StoreResult<()> {
+        self.change(Change::Series {
+            id,
+            value: series.map(codec::encode),
+        })
+    }
+
+    /// Stores (or with `None` removes) what the occurrence ID `id` names.
+    pub(crate) fn set_occurrence(
+        &mut self,
+        id: u64,
+        occurrence: Option<&OccurrenceOf>,
+    ) -> StoreResult<()> {
+        self.change(Change::Occurrence {
+            id,
+            value: occurrence.map(codec::encode),
+        })
+    }
+
     /// Makes one change to the canonical tables, and records it when the transaction is
     /// recorded. Every mutation of the canonical tables goes through here; a record's change
     /// also enters the outbox, for the search index.
@@ -943,6 +1007,20 @@ impl WriteTx<'_> {
                 match id {
                     Some(id) => groups.insert(key, *id)?,
                     None => groups.remove(key)?,
+                };
+            }
+            Change::Series { id, value } => {
+                let series = exclusive(open.txn, &mut open.series, SERIES)?;
+                match value {
+                    Some(bytes) => series.insert(*id, bytes.as_slice())?,
+                    None => series.remove(*id)?,
+                };
+            }
+            Change::Occurrence { id, value } => {
+                let table = exclusive(open.txn, &mut open.occurrences, OCCURRENCES)?;
+                match value {
+                    Some(bytes) => table.insert(*id, bytes.as_slice())?,
+                    None => table.remove(*id)?,
                 };
             }
         }
@@ -1074,6 +1152,14 @@ impl ReadTx {
     fn outbox(&self) -> StoreResult<redb::ReadOnlyTable<u64, &'static [u8]>> {
         Ok(self.txn.open_table(OUTBOX)?)
     }
+
+    fn series_table(&self) -> StoreResult<redb::ReadOnlyTable<u64, &'static [u8]>> {
+        Ok(self.txn.open_table(SERIES)?)
+    }
+
+    fn occurrences(&self) -> StoreResult<redb::ReadOnlyTable<u64, &'static [u8]>> {
+        Ok(self.txn.open_table(OCCURRENCES)?)
+    }
 }
 
 impl ReadTx {
@@ -1082,6 +1168,19 @@ impl ReadTx {
         let meta = self.txn.open_table(META)?;
         let found = meta.get(OUTBOX_SEQUENCE)?;
         Ok(found.map(|v| v.value()).unwrap_or(0))
+    }
+
+    /// The series whose rule never ends, with the wall clock their occurrences reach.
+    pub(crate) fn open_ended_series(&self) -> StoreResult<Vec<(u64, NaiveDateTime)>> {
+        let mut out = Vec::new();
+        for entry in self.series_table()?.iter()? {
+            let (id, value) = entry?;
+            let head: SeriesHorizon = codec::decode(value.value())?;
+            if let Some(horizon) = head.horizon {
+                out.push((id.value(), horizon));
+            }
+        }
+        Ok(out)
     }
 
     /// How many records of a kind the store holds.
@@ -1172,6 +1271,20 @@ impl ReadTx {
                 group,
                 language,
                 id: Some(id.value()),
+            })?;
+        }
+        for entry in self.series_table()?.iter().map_err(StoreError::from)? {
+            let (id, value) = entry.map_err(StoreError::from)?;
+            f(Change::Series {
+                id: id.value(),
+                value: Some(value.value().to_vec()),
+            })?;
+        }
+        for entry in self.occurrences()?.iter().map_err(StoreError::from)? {
+            let (id, value) = entry.map_err(StoreError::from)?;
+            f(Change::Occurrence {
+                id: id.value(),
+                value: Some(value.value().to_vec()),
             })?;
         }
         Ok(())

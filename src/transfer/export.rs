@@ -55,7 +55,13 @@ pub(crate) fn export<W: Write>(
     exporter.linked::<Venue>()?;
     exporter.linked::<Organizer>()?;
     let rx = store.read()?;
-    rx.for_each(Kind::Event, |event: Event| exporter.event(&event))?;
+    // A series is written as its occurrences, each an event of its own (what its lists show).
+    rx.for_each(Kind::Event, |event: Event| {
+        match rx.series(event.post.id)? {
+            Some(_) => Ok(()),
+            None => exporter.event(&event),
+        }
+    })?;
     exporter.out.flush()?;
     Ok(exporter.counts)
 }
@@ -155,6 +161,7 @@ impl<W: Write> Exporter<'_, W> {
             translations: self.rx.group_members(Kind::Event, meta.group)?,
             json_ld: None,
             masked: false,
+            recurring: crate::service::series::recurring(&self.rx, meta.id)?,
         };
         let mut data = render::event(event, parts);
         render::export_event(&mut data, event);

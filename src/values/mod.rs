@@ -5,6 +5,7 @@
 pub mod cost;
 pub mod datetime;
 pub mod form;
+pub(crate) mod recurrence;
 pub mod scalars;
 pub mod search;
 pub mod slug;

@@ -855,6 +855,7 @@ mod tests {
             categories: Vec::new(),
             tags: Vec::new(),
             translations: Vec::new(),
+            recurring: crate::service::series::Recurring::Single,
         }
     }
 

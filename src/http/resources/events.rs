@@ -159,6 +159,8 @@ fn write_params(create: bool) -> Vec<ParamSpec> {
             .describe("Organizer IDs or objects (IDs or fields to create); 0, \"\" or [] unlinks all."),
         ParamSpec::query("password", ParamKind::String).describe("Event password; \"\" removes it."),
         ParamSpec::query("post_parent", ParamKind::Integer { minimum: Some(0), maximum: None }),
+        ParamSpec::query("recurrence", ParamKind::Raw(r#"{"type": ["array", "string", "null"], "items": {"type": "string"}}"#))
+            .describe("Extension: makes the event a series. RFC 5545 lines (RRULE, RDATE, EXDATE), as a list or one per line; [] or \"\" stops the repeating. The rule expands from start_date in the event's time zone."),
     ]);
     specs
 }
@@ -436,6 +438,38 @@ fn event_fields(params: &mut Params) -> EventFields {
             params.refuse("password", why);
         }
     }
+    let recurrence = match params.get("recurrence") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(text)) => Some(
+            text.lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .map(str::to_string)
+                .collect(),
+        ),
+        Some(Value::Array(items)) => {
+            let lines: Option<Vec<String>> = items
+                .iter()
+                .map(|v| v.as_str().map(|s| s.trim().to_string()))
+                .collect();
+            if lines.is_none() {
+                refuse(
+                    params,
+                    "recurrence",
+                    "must be a list of RFC 5545 lines (strings).",
+                );
+            }
+            lines.map(|l| l.into_iter().filter(|l| !l.is_empty()).collect())
+        }
+        Some(_) => {
+            refuse(
+                params,
+                "recurrence",
+                "must be a list of RFC 5545 lines (strings).",
+            );
+            None
+        }
+    };
     EventFields {
         start_date: params.get("start_date").cloned(),
         end_date: params.get("end_date").cloned(),
@@ -456,6 +490,7 @@ fn event_fields(params: &mut Params) -> EventFields {
         password: params.str("password").map(str::to_string),
         post_parent: params.i64("post_parent").map(|p| p as u64),
         slug: params.str("slug").map(str::to_string),
+        recurrence,
     }
 }
 
@@ -585,6 +620,7 @@ impl<'a> Embedding<'a> {
                 translations: view.translations,
                 json_ld,
                 masked,
+                recurring: view.recurring,
             },
         )
     }

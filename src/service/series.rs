@@ -1,0 +1,328 @@
+//! Recurring events: a series' occurrences follow it. Every write of a series' event record
+//! is followed, in the same transaction, by [`follow`]: the rule is expanded again and each
+//! occurrence's record rewritten from the series, keeping the ID of every occurrence whose
+//! original start the rule still gives (see docs/api.md, "Recurring events").
+
+use crate::model::event::Event;
+use crate::model::series::{Occurrence, OccurrenceOf, OccurrenceState, Series};
+use crate::model::{Kind, Sequence, Status};
+use crate::service::{ServiceError, ServiceResult};
+use crate::store::{Reads, Store, StoreResult, WriteTx};
+use crate::values::recurrence::{self, Recurrence};
+use crate::values::timezone::Zone;
+use crate::values::{Invalid, SubCode};
+use chrono::{Duration, NaiveDateTime};
+use std::collections::HashMap;
+
+/// How a record takes part in recurrence, for its representations.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Recurring {
+    /// A single event.
+    Single,
+    /// A series, with its `recurrence` lines.
+    Series(Vec<String>),
+    /// An occurrence of the series `series`, whose rule gave it `original_start_utc`.
+    Occurrence {
+        series: u64,
+        original_start_utc: NaiveDateTime,
+    },
+}
+
+/// How `id` takes part in recurrence.
+pub(crate) fn recurring(rx: &impl Reads, id: u64) -> StoreResult<Recurring> {
+    if let Some(of) = rx.occurrence_of(id)? {
+        return Ok(Recurring::Occurrence {
+            series: of.series,
+            original_start_utc: of.original_start_utc,
+        });
+    }
+    Ok(match rx.series(id)? {
+        Some(series) => Recurring::Series(series.lines),
+        None => Recurring::Single,
+    })
+}
+
+/// The record a change of the event `id` is made on: its series for an occurrence that has
+/// not been changed on its own (its fields are the series'), else the event itself.
+pub(crate) fn owner(rx: &impl Reads, id: u64) -> ServiceResult<u64> {
+    let Some(of) = rx.occurrence_of(id)? else {
+        return Ok(id);
+    };
+    let exception = rx.series(of.series)?.is_some_and(|s| {
+        s.occurrences
+            .iter()
+            .any(|o| o.id == id && o.state == OccurrenceState::Exception)
+    });
+    Ok(if exception { id } else { of.series })
+}
+
+/// Brings the occurrences of `event` in line with it after its record was written: with
+/// `lines` (a new `recurrence`; empty: none) or with the rule it has. A single event without
+/// `lines` is left alone. A rule the event's dates make invalid is refused, naming
+/// `recurrence`.
+pub(crate) fn follow(
+    tx: &mut WriteTx,
+    event: &Event,
+    lines: Option<&[String]>,
+    now: NaiveDateTime,
+) -> ServiceResult<()> {
+    let id = event.post.id;
+    let existing = tx.series(id)?;
+    let lines: Vec<String> = match (lines, &existing) {
+        (Some(lines), _) => lines.iter().map(|l| l.trim().to_owned()).collect(),
+        (None, Some(series)) => series.lines.clone(),
+        (None, None) => return Ok(()),
+    };
+    if tx.occurrence_of(id)?.is_some() {
+        if lines.is_empty() {
+            return Ok(());
+        }
+        return Err(refused(Invalid::new(
+            SubCode::ForbiddenValue,
+            "cannot be set on an occurrence: change its series.",
+        )));
+    }
+    let mut old: HashMap<NaiveDateTime, Occurrence> = existing
+        .iter()
+        .flat_map(|s| s.occurrences.iter())
+        .map(|o| (o.original_start_utc, *o))
+        .collect();
+    let mut series = Series {
+        lines,
+        occurrences: Vec::new(),
+        horizon: None,
+    };
+    if !series.lines.is_empty() {
+        let rule = Recurrence::parse(&series.lines).map_err(refused)?;
+        let zone = Zone::parse(&event.timezone).unwrap_or(Zone::Utc);
+        let horizon = recurrence::horizon(&zone, now.and_utc());
+        let expansion = rule
+            .expand(event.start_local, &zone, horizon)
+            .map_err(refused)?;
+        if expansion.starts.is_empty() {
+            return Err(refused(Invalid::new(
+                SubCode::InvalidFormat,
+                "gives no occurrence: its EXDATE lines exclude every date.",
+            )));
+        }
+        series.horizon = expansion.open_ended.then_some(horizon);
+        for local in expansion.starts {
+            let start_utc = zone.to_utc(local).naive_utc();
+            let occurrence = match old.remove(&start_utc) {
+                Some(kept) => kept,
+                None => {
+                    let id = tx.next_id(Sequence::Posts)?;
+                    tx.set_occurrence(
+                        id,
+                        Some(&OccurrenceOf {
+                            series: event.post.id,
+                            original_start_utc: start_utc,
+                        }),
+                    )?;
+                    Occurrence {
+                        original_start_utc: start_utc,
+                        id,
+                        state: OccurrenceState::Plain,
+                    }
+                }
+            };
+            write_occurrence(tx, event, &occurrence, local, &zone)?;
+            series.occurrences.push(occurrence);
+        }
+    }
+    for gone in old.values() {
+        tx.remove_record(Kind::Event, gone.id)?;
+        tx.set_occurrence(gone.id, None)?;
+    }
+    if series.lines.is_empty() {
+        tx.set_series(id, None)?;
+    } else {
+        tx.set_series(id, Some(&series))?;
+    }
+    Ok(())
+}
+
+/// Writes the record of one occurrence from its series: the series' fields at the occurrence's
+/// dates (the series' wall-clock length), under its own ID. Its slug is the path of its page,
+/// the series' slug and its date. An exception keeps its own fields but goes to the trash and
+/// back with its series; a cancelled occurrence reads like a trashed event.
+fn write_occurrence(
+    tx: &mut WriteTx,
+    series: &Event,
+    occurrence: &Occurrence,
+    local: NaiveDateTime,
+    zone: &Zone,
+) -> ServiceResult<()> {
+    let series_status = series.post.status;
+    let record = match occurrence.state {
+        OccurrenceState::Exception => {
+            let Some(mut own) = tx.get_record::<Event>(Kind::Event, occurrence.id)? else {
+                return Ok(());
+            };
+            match (series_status, own.post.status) {
+                (Status::Trash, Status::Trash) => return Ok(()),
+                (Status::Trash, before) => {
+                    own.post.status_before_trash = Some(before);
+                    own.post.status = Status::Trash;
+                }
+                (_, Status::Trash) => {
+                    own.post.status = own.post.status_before_trash.take().unwrap_or(series_status);
+                }
+                _ => return Ok(()),
+            }
+            own
+        }
+        OccurrenceState::Plain | OccurrenceState::Cancelled => {
+            let mut copy = series.clone();
+            copy.post.id = occurrence.id;
+            copy.post.group = occurrence.id;
+            let day = local.format("%Y-%m-%d");
+            let slug = series
+                .post
+                .slug_before_trash
+                .as_deref()
+                .unwrap_or(&series.post.slug);
+            copy.post.slug = format!("{slug}/{day}");
+            copy.post.slug_before_trash = None;
+            copy.start_local = local;
+            copy.end_local = local + (series.end_local - series.start_local);
+            copy.place_in(zone);
+            if occurrence.state == OccurrenceState::Cancelled && series_status != Status::Trash {
+                copy.post.status_before_trash = Some(series_status);
+                copy.post.status = Status::Trash;
+            }
+            copy
+        }
+    };
+    tx.put_record(Kind::Event, occurrence.id, &record)?;
+    Ok(())
+}
+
+/// Moves the horizon of every never-ending series that has fallen a day behind
+/// [`recurrence::horizon`]: its occurrences of the new days are written (run every hour by
+/// the server, on every node of a cluster; a series already extended is left alone). Returns
+/// how many series were extended.
+pub(crate) fn extend_horizons(store: &Store, now: NaiveDateTime) -> ServiceResult<usize> {
+    // Zones are at most 26 hours apart: a series whose horizon is later than this cannot be
+    // a day behind in its own zone.
+    let bound =
+        recurrence::horizon(&Zone::Utc, now.and_utc()) - Duration::days(1) + Duration::hours(26);
+    let candidates: Vec<u64> = store
+        .read()?
+        .open_ended_series()?
+        .into_iter()
+        .filter(|(_, horizon)| *horizon < bound)
+        .map(|(id, _)| id)
+        .collect();
+    if candidates.is_empty() {
+        return Ok(0);
+    }
+    store.write(|tx| {
+        let mut extended = 0;
+        for id in &candidates {
+            let (Some(series), Some(event)) =
+                (tx.series(*id)?, tx.get_record::<Event>(Kind::Event, *id)?)
+            else {
+                continue;
+            };
+            let zone = Zone::parse(&event.timezone).unwrap_or(Zone::Utc);
+            let due = recurrence::horizon(&zone, now.and_utc()) - Duration::days(1);
+            if series.horizon.is_some_and(|h| h < due) {
+                follow(tx, &event, None, now)?;
+                extended += 1;
+            }
+        }
+        Ok(extended)
+    })
+}
+
+/// Cancels the occurrence `id` (`DELETE` of an occurrence): it stays in its series as an
+/// exclusion and its record reads like a trashed event. `None` when `id` is no occurrence.
+pub(crate) fn cancel(
+    tx: &mut WriteTx,
+    id: u64,
+    now: NaiveDateTime,
+) -> ServiceResult<Option<Event>> {
+    let Some(of) = tx.occurrence_of(id)? else {
+        return Ok(None);
+    };
+    let Some(mut series) = tx.series(of.series)? else {
+        return Ok(None);
+    };
+    let Some(mut record) = tx.get_record::<Event>(Kind::Event, id)? else {
+        return Ok(None);
+    };
+    for occurrence in &mut series.occurrences {
+        if occurrence.id == id {
+            occurrence.state = OccurrenceState::Cancelled;
+        }
+    }
+    tx.set_series(of.series, Some(&series))?;
+    record.post.status_before_trash = Some(record.post.status);
+    record.post.status = Status::Trash;
+    record.post.modified_utc = now;
+    tx.put_record(Kind::Event, id, &record)?;
+    Ok(Some(record))
+}
+
+/// Occurrences are changed through their series (for now): an update naming one is refused.
+pub(crate) fn refuse_occurrence_write(rx: &impl Reads, id: u64) -> ServiceResult<()> {
+    match rx.occurrence_of(id)? {
+        None => Ok(()),
+        Some(of) => Err(ServiceError::Invalid(vec![(
+            "id".into(),
+            Invalid::new(
+                SubCode::ForbiddenValue,
+                format!(
+                    "names an occurrence of the series {}: change the series.",
+                    of.series
+                ),
+            ),
+        )])),
+    }
+}
+
+fn refused(why: Invalid) -> ServiceError {
+    ServiceError::Invalid(vec![("recurrence".into(), why)])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::{populate, Shape};
+
+    #[test]
+    fn never_ending_series_reach_further_every_day_and_only_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("almanac.redb")).unwrap();
+        populate(&store, &Shape::for_events(3), 7).unwrap();
+        let event = store.read().unwrap().scan::<Event>(Kind::Event).unwrap()[0].clone();
+        let written = event.start_local;
+        let daily = vec!["RRULE:FREQ=DAILY".to_string()];
+        store
+            .write(|tx| follow(tx, &event, Some(&daily), written))
+            .unwrap();
+        let count = |store: &Store| {
+            let series = store
+                .read()
+                .unwrap()
+                .series(event.post.id)
+                .unwrap()
+                .unwrap();
+            (series.occurrences.len(), series.horizon)
+        };
+        let (before, horizon) = count(&store);
+        assert!(horizon.is_some());
+        // Within a day nothing moves; three days on, three more days of occurrences.
+        assert_eq!(
+            extend_horizons(&store, written + Duration::hours(12)).unwrap(),
+            0
+        );
+        let later = written + Duration::days(3);
+        assert_eq!(extend_horizons(&store, later).unwrap(), 1);
+        let (after, moved) = count(&store);
+        assert_eq!(after, before + 3);
+        assert!(moved > horizon);
+        assert_eq!(extend_horizons(&store, later).unwrap(), 0);
+    }
+}
