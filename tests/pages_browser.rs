@@ -15,6 +15,7 @@
 
 mod common;
 
+use common::node::{ensure_node_modules, node_dir};
 use common::*;
 
 use std::fs;
@@ -23,7 +24,7 @@ use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::thread;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
@@ -62,10 +63,6 @@ fn manifest_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn browser_dir() -> PathBuf {
-    manifest_dir().join("tests").join("browser")
-}
-
 #[test]
 fn public_pages_pass_the_browser_checks() {
     // One test function, so nothing here runs twice at once within this binary; the lock file
@@ -74,7 +71,7 @@ fn public_pages_pass_the_browser_checks() {
         let _lock = setup_lock();
         ensure_chromium();
         ensure_node();
-        ensure_node_modules();
+        ensure_node_modules(&["playwright-core/package.json", "axe-core/axe.min.js"]);
     }
 
     // The port of the page that embeds the calendar, picked before the server starts so that it
@@ -162,7 +159,7 @@ fn page_list(srv: &Server) -> (Vec<Value>, String) {
 /// Runs `node tests/browser/check.mjs` with `config` on stdin; its progress lines are echoed
 /// (captured by the test harness unless `--nocapture`); returns its JSON report.
 fn run_check(config: &Value) -> Value {
-    let script = browser_dir().join("check.mjs");
+    let script = node_dir().join("check.mjs");
     let mut child = Command::new("node")
         .arg(&script)
         .current_dir(manifest_dir())
@@ -434,42 +431,6 @@ fn ensure_node() {
             ),
         }
     }
-}
-
-/// tests/browser/node_modules as package-lock.json says (`npm ci` when missing or older).
-fn ensure_node_modules() {
-    let dir = browser_dir();
-    let lock = dir.join("package-lock.json");
-    let modules = dir.join("node_modules");
-    let mtime = |p: &Path| fs::metadata(p).and_then(|m| m.modified()).ok();
-    let lock_time = mtime(&lock).unwrap_or_else(|| panic!("{} is missing", lock.display()));
-    // npm writes node_modules/.package-lock.json on every install.
-    let installed = mtime(&modules.join(".package-lock.json")).or_else(|| mtime(&modules));
-    let complete = modules
-        .join("playwright-core")
-        .join("package.json")
-        .exists()
-        && modules.join("axe-core").join("axe.min.js").exists();
-    let fresh = installed.is_some_and(|t: SystemTime| t >= lock_time) && complete;
-    if fresh {
-        return;
-    }
-    eprintln!("installing tests/browser/node_modules: npm ci");
-    run(
-        "`npm ci --no-audit --no-fund` in tests/browser",
-        Command::new("npm")
-            .args(["ci", "--no-audit", "--no-fund"])
-            .current_dir(&dir),
-    );
-    assert!(
-        modules
-            .join("playwright-core")
-            .join("package.json")
-            .exists()
-            && modules.join("axe-core").join("axe.min.js").exists(),
-        "npm ci left {} without playwright-core or axe-core",
-        modules.display()
-    );
 }
 
 /// A port nothing listens on now (bound, read, released).

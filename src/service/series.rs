@@ -97,7 +97,7 @@ pub(crate) fn follow(
         let zone = Zone::parse(&event.timezone).unwrap_or(Zone::Utc);
         let horizon = recurrence::horizon(&zone, now.and_utc());
         let expansion = rule
-            .expand(event.start_local, &zone, horizon)
+            .expand(event.start_local, &zone, event.all_day, horizon)
             .map_err(refused)?;
         if expansion.starts.is_empty() {
             return Err(refused(Invalid::new(
@@ -195,6 +195,131 @@ fn write_occurrence(
         }
     };
     tx.put_record(Kind::Event, occurrence.id, &record)?;
+    Ok(())
+}
+
+/// What a calendar feed writes for a series' rule: one VEVENT starting at `start` with the
+/// RRULE and EXDATE lines (see `recurrence::Expansion`'s `client_rule`); the occurrences the
+/// rule does not give are written as events of their own.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct SeriesFeed {
+    /// The local start of the VEVENT's DTSTART.
+    pub start: NaiveDateTime,
+    pub rule: String,
+    /// Local starts the rule gives that are no occurrence: EXDATE and cancelled ones.
+    pub excluded: Vec<NaiveDateTime>,
+    /// The local start of the last occurrence (of a never-ending rule: its horizon).
+    pub last: NaiveDateTime,
+}
+
+/// What a calendar feed writes for `events`: each event as itself, except that a series is
+/// written with its rule and, when `as_series`, a list's occurrences are written as their
+/// series (once, where its first occurrence is), so that calendar apps show a series.
+pub(crate) fn feed_records(
+    store: &Store,
+    events: &[&Event],
+    as_series: bool,
+) -> ServiceResult<Vec<(Event, Option<SeriesFeed>)>> {
+    let rx = &store.read()?;
+    let mut out = Vec::with_capacity(events.len());
+    let mut written = std::collections::HashSet::new();
+    for event in events {
+        let id = event.post.id;
+        let series_id = match rx.occurrence_of(id)? {
+            Some(of) if as_series && owner(rx, id)? == of.series => of.series,
+            Some(_) => {
+                out.push(((*event).clone(), None));
+                continue;
+            }
+            None => id,
+        };
+        let Some(series) = rx.series(series_id)? else {
+            out.push(((*event).clone(), None));
+            continue;
+        };
+        if !written.insert(series_id) {
+            continue;
+        }
+        if let Some(record) = rx.get_record::<Event>(Kind::Event, series_id)? {
+            series_feed(rx, &record, &series, &mut out)?;
+        }
+    }
+    Ok(out)
+}
+
+/// Appends what a feed writes for the series `record`: its rule's VEVENT, and each
+/// occurrence outside the rule as an event of its own.
+fn series_feed(
+    rx: &impl Reads,
+    record: &Event,
+    series: &Series,
+    out: &mut Vec<(Event, Option<SeriesFeed>)>,
+) -> ServiceResult<()> {
+    let zone = Zone::parse(&record.timezone).unwrap_or(Zone::Utc);
+    let horizon = series.horizon.unwrap_or(record.start_local);
+    let expansion = Recurrence::parse(&series.lines)
+        .and_then(|r| r.expand(record.start_local, &zone, record.all_day, horizon))
+        .map_err(refused)?;
+    let local = |o: &Occurrence| {
+        let utc = o.original_start_utc.and_utc();
+        // The wall clock the rule gave: a start in a daylight-saving gap was moved past it.
+        expansion
+            .starts
+            .iter()
+            .chain(&expansion.excluded)
+            .find(|l| zone.to_utc(**l) == utc)
+            .copied()
+            .unwrap_or_else(|| zone.to_local(utc))
+    };
+    // Clients place a wall clock skipped or repeated by a daylight-saving change in different
+    // ways (ICAL.js with the offset after the change): such occurrences leave the rule and are
+    // events of their own.
+    let in_gap = |l: &NaiveDateTime| !record.all_day && !zone.names_one_instant(*l);
+    let on_their_own: Vec<NaiveDateTime> = expansion
+        .starts
+        .iter()
+        .filter(|l| expansion.outside_rule.contains(l) || in_gap(l))
+        .copied()
+        .collect();
+    if let (Some(start), Some(rule)) = (expansion.client_start, expansion.client_rule) {
+        let last = expansion
+            .starts
+            .iter()
+            .chain(&expansion.excluded)
+            .max()
+            .copied()
+            .unwrap_or(start)
+            .max(series.horizon.unwrap_or(start));
+        let mut excluded = expansion.excluded.clone();
+        excluded.extend(
+            series
+                .occurrences
+                .iter()
+                .filter(|o| o.state == OccurrenceState::Cancelled)
+                .map(local)
+                .chain(on_their_own.iter().copied())
+                .filter(|l| !expansion.outside_rule.contains(l)),
+        );
+        excluded.sort_unstable();
+        out.push((
+            record.clone(),
+            Some(SeriesFeed {
+                start,
+                rule,
+                excluded,
+                last,
+            }),
+        ));
+    }
+    for occurrence in &series.occurrences {
+        if occurrence.state != OccurrenceState::Cancelled
+            && on_their_own.contains(&local(occurrence))
+        {
+            if let Some(own) = rx.get_record::<Event>(Kind::Event, occurrence.id)? {
+                out.push((own, None));
+            }
+        }
+    }
     Ok(())
 }
 

@@ -35,8 +35,9 @@ pub(crate) struct Recurrence {
 
 #[derive(Debug, Clone)]
 struct Rule {
-    /// The rule's parts other than COUNT and UNTIL, for the crate.
+    /// The rule's parts other than COUNT and UNTIL, for the crate, and as text.
     parts: rrule::RRule<rrule::Unvalidated>,
+    text: String,
     count: Option<usize>,
     until: Option<Moment>,
 }
@@ -88,6 +89,18 @@ pub(crate) struct Expansion {
     pub starts: Vec<NaiveDateTime>,
     /// Whether the rule never ends, so that `starts` stops at the horizon.
     pub open_ended: bool,
+    /// The local starts EXDATE removed.
+    pub excluded: Vec<NaiveDateTime>,
+    /// What a calendar client is given: one VEVENT for what the RRULE gives by itself, starting
+    /// at `client_start` (absent when the rule gives no start), its RRULE with COUNT or UNTIL
+    /// written as an UNTIL at the last start the rule gives (in UTC, or a date for an all-day
+    /// series); and the occurrences `outside_rule` (RDATE, and a first start the rule does not
+    /// give) as events of their own. Clients differ on a DTSTART the rule does not give (the
+    /// RFC counts it, dateutil never, ICAL.js for some frequencies) and on RDATEs before
+    /// DTSTART; written this way, every client finds the same occurrences.
+    pub client_rule: Option<String>,
+    pub client_start: Option<NaiveDateTime>,
+    pub outside_rule: Vec<NaiveDateTime>,
 }
 
 fn refusal(reason: String) -> Invalid {
@@ -158,10 +171,14 @@ impl Recurrence {
         &self,
         first: NaiveDateTime,
         zone: &Zone,
+        all_day: bool,
         horizon: NaiveDateTime,
     ) -> Result<Expansion, Invalid> {
         let mut starts = BTreeSet::from([first]);
         let mut open_ended = false;
+        // What the RRULE gives by itself (the first start only if it matches the rule).
+        let mut from_rule = BTreeSet::new();
+        let mut client_rule = None;
         if let Some(rule) = &self.rule {
             open_ended = rule.count.is_none() && rule.until.is_none();
             if let Some(until) = rule.until {
@@ -182,34 +199,54 @@ impl Recurrence {
             let count = rule.count.unwrap_or(usize::MAX);
             for start in &set {
                 let local = start.naive_utc();
-                if local == first {
-                    continue;
-                }
-                if starts.len() >= count
-                    || (open_ended && local > horizon)
-                    || rule
-                        .until
-                        .is_some_and(|u| !u.reaches(local, zone.to_utc(local)))
+                if local != first
+                    && (starts.len() >= count
+                        || (open_ended && local > horizon)
+                        || rule
+                            .until
+                            .is_some_and(|u| !u.reaches(local, zone.to_utc(local))))
                 {
                     break;
                 }
                 starts.insert(local);
+                from_rule.insert(local);
                 if starts.len() > MAX_OCCURRENCES {
                     return Err(too_many());
                 }
+            }
+            if let Some(last) = from_rule.last() {
+                let mut line = format!("RRULE:{}", rule.text);
+                if !open_ended {
+                    let until = if all_day {
+                        last.format("%Y%m%d").to_string()
+                    } else {
+                        zone.to_utc(*last).format("%Y%m%dT%H%M%SZ").to_string()
+                    };
+                    line.push_str(&format!(";UNTIL={until}"));
+                }
+                client_rule = Some(line);
             }
         }
         starts.extend(self.extra.iter().map(|m| m.local(zone, first.time())));
         if starts.len() > MAX_OCCURRENCES {
             return Err(too_many());
         }
-        starts.retain(|local| {
-            let utc = zone.to_utc(*local);
-            !self.excluded.iter().any(|m| m.is(*local, utc))
-        });
+        let (kept, excluded): (Vec<NaiveDateTime>, Vec<NaiveDateTime>) =
+            starts.into_iter().partition(|local| {
+                let utc = zone.to_utc(*local);
+                !self.excluded.iter().any(|m| m.is(*local, utc))
+            });
         Ok(Expansion {
-            starts: starts.into_iter().collect(),
+            outside_rule: kept
+                .iter()
+                .filter(|s| !from_rule.contains(*s))
+                .copied()
+                .collect(),
+            client_start: from_rule.first().copied(),
+            starts: kept,
             open_ended,
+            excluded,
+            client_rule,
         })
     }
 }
@@ -291,12 +328,13 @@ impl Rule {
         if count.is_some() && until.is_some() {
             return Err("an RRULE has COUNT or UNTIL, not both.".into());
         }
-        let parts = kept
-            .join(";")
+        let text = kept.join(";");
+        let parts = text
             .parse::<rrule::RRule<rrule::Unvalidated>>()
             .map_err(|e| format!("the RRULE is not valid: {}", bare(&e)))?;
         Ok(Rule {
             parts,
+            text,
             count,
             until,
         })
@@ -381,7 +419,7 @@ mod tests {
         let lines: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
         Recurrence::parse(&lines)
             .unwrap()
-            .expand(at(first), zone, far())
+            .expand(at(first), zone, false, far())
             .unwrap()
             .starts
             .iter()
@@ -520,11 +558,28 @@ mod tests {
     }
 
     #[test]
+    fn rare_dates_far_ahead_are_found() {
+        // Thursdays of ISO week 53 happen every five or six years.
+        let lisbon = Zone::parse("Europe/Lisbon").unwrap();
+        let found = starts(
+            &["RRULE:FREQ=YEARLY;BYWEEKNO=53;BYDAY=TH;COUNT=17"],
+            "20270805T024500",
+            &lisbon,
+        );
+        assert_eq!(found.len(), 17, "{found:?}");
+    }
+
+    #[test]
     fn never_ending_rules_stop_at_the_horizon() {
         let lines = vec!["RRULE:FREQ=WEEKLY".to_string()];
         let e = Recurrence::parse(&lines)
             .unwrap()
-            .expand(at("20260101T100000"), &Zone::Utc, at("20261231T235959"))
+            .expand(
+                at("20260101T100000"),
+                &Zone::Utc,
+                false,
+                at("20261231T235959"),
+            )
             .unwrap();
         assert!(e.open_ended);
         assert_eq!(e.starts.len(), 53);
@@ -537,7 +592,7 @@ mod tests {
             match Recurrence::parse(&lines) {
                 Err(e) => e.reason,
                 Ok(r) => {
-                    r.expand(at("20260101T100000"), &Zone::Utc, far())
+                    r.expand(at("20260101T100000"), &Zone::Utc, false, far())
                         .expect_err("refused")
                         .reason
                 }

@@ -79,6 +79,18 @@ impl Zone {
         }
     }
 
+    /// Whether the wall clock `local` names exactly one instant (not one skipped or repeated by
+    /// a daylight-saving change).
+    pub(crate) fn names_one_instant(&self, local: NaiveDateTime) -> bool {
+        match self {
+            Zone::Named(tz) => matches!(
+                tz.from_local_datetime(&local),
+                chrono::LocalResult::Single(_)
+            ),
+            _ => true,
+        }
+    }
+
     /// The wall clock of an instant in this zone (same caveat as [`Zone::to_utc`]).
     pub fn to_local(&self, utc: DateTime<Utc>) -> NaiveDateTime {
         utc.naive_utc() + TimeDelta::seconds(i64::from(self.offset_seconds(utc)))

@@ -15,6 +15,7 @@ use base64::Engine as _;
 use serde_json::Value;
 
 mod http;
+pub mod node;
 pub mod postgres;
 mod records;
 pub mod schema;

@@ -9,6 +9,7 @@ use crate::http::render::public_url;
 use crate::model::event::Event;
 use crate::model::{Kind, Status};
 use crate::service::events::EventView;
+use crate::service::series::SeriesFeed;
 use crate::values::text::plain_text;
 use crate::values::timezone::Zone;
 use chrono::{DateTime, Datelike, Duration, NaiveDateTime, Utc};
@@ -40,7 +41,13 @@ pub(crate) struct Entry {
 
 /// The VEVENT of `event`; `masked` leaves out what the JSON lists blank for a protected event
 /// the caller may not read: description, venue, organizers, categories and image.
-pub(crate) fn entry(event: &Event, view: &EventView, links: &Links, masked: bool) -> Entry {
+pub(crate) fn entry(
+    event: &Event,
+    series: Option<&SeriesFeed>,
+    view: &EventView,
+    links: &Links,
+    masked: bool,
+) -> Entry {
     let mut out = Lines::default();
     let meta = &event.post;
     out.line("BEGIN:VEVENT");
@@ -61,27 +68,48 @@ pub(crate) fn entry(event: &Event, view: &EventView, links: &Links, masked: bool
         public_url(links, Kind::Event, meta, meta.status)
     ));
     let zone = Zone::parse(&event.timezone).unwrap_or(Zone::Utc);
-    let start = event.start_utc.and_utc();
-    let end = event.end_utc.and_utc().max(start);
+    // A series' VEVENT may start at another occurrence than its record (see `SeriesFeed`).
+    let (start_local, end_local) = match series {
+        Some(series) => (
+            series.start,
+            series.start + (event.end_local - event.start_local),
+        ),
+        None => (event.start_local, event.end_local),
+    };
+    let start = zone.to_utc(start_local);
+    let end = zone.to_utc(end_local).max(start);
     let mut named = None;
     if event.all_day {
-        out.line(&format!("DTSTART;VALUE=DATE:{}", date(event.start_local)));
-        let last_day = event.end_local.max(event.start_local);
+        out.line(&format!("DTSTART;VALUE=DATE:{}", date(start_local)));
+        let last_day = end_local.max(start_local);
         out.line(&format!(
             "DTEND;VALUE=DATE:{}",
             date(last_day + Duration::days(1))
         ));
     } else if let Zone::Named(tz) = zone {
-        // The wall clock of the stored instant: a start written inside a daylight-saving gap
-        // was moved past it, and its wall clock must be read the same way by every client.
-        for (name, at) in [("DTSTART", start), ("DTEND", end)] {
-            let local = zone.to_local(at);
-            out.line(&format!("{name};TZID={}:{}", tz.name(), local_time(local)));
+        // A series' rule is written on its wall clocks, as it expands.
+        let rule = series.is_some();
+        for (name, local) in [("DTSTART", start_local), ("DTEND", end_local)] {
+            out.line(&format!("{name}{}", moment(false, &zone, local, rule)));
         }
         named = Some((tz, start, end));
     } else {
-        out.line(&format!("DTSTART:{}", utc(event.start_utc)));
+        out.line(&format!("DTSTART:{}", utc(start.naive_utc())));
         out.line(&format!("DTEND:{}", utc(end.naive_utc())));
+    }
+    if let Some(series) = series {
+        out.line(&series.rule);
+        for local in &series.excluded {
+            out.line(&format!(
+                "EXDATE{}",
+                moment(event.all_day, &zone, *local, true)
+            ));
+        }
+        // The zone's definition covers every occurrence.
+        if let Some((tz, from, to)) = named {
+            let last = zone.to_utc(series.last) + (end - start);
+            named = Some((tz, from, to.max(last)));
+        }
     }
     if !masked {
         linked_lines(&mut out, view, links);
@@ -98,6 +126,26 @@ pub(crate) fn entry(event: &Event, view: &EventView, links: &Links, masked: bool
     Entry {
         text: out.0.into(),
         zone: named,
+    }
+}
+
+/// The value (with its parameters) of a DTSTART, DTEND or EXDATE at the wall clock `local`:
+/// a date for an all-day event, a wall clock with TZID in a named zone, else UTC. An event's
+/// own dates are written at the wall clock of their instant: a start written inside a
+/// daylight-saving gap was moved past it, and every client must read it the same way (a
+/// wall clock the zone repeats is written as the instant, in UTC). A
+/// series' rule is written on its own wall clocks (`rule`): its instants in gaps are
+/// excluded from it and written as events of their own (see `service::series`).
+fn moment(all_day: bool, zone: &Zone, local: NaiveDateTime, rule: bool) -> String {
+    match zone {
+        _ if all_day => format!(";VALUE=DATE:{}", date(local)),
+        Zone::Named(tz) if rule => format!(";TZID={}:{}", tz.name(), local_time(local)),
+        // A repeated wall clock would be read as either of its instants: the instant itself.
+        Zone::Named(tz) if zone.names_one_instant(zone.to_local(zone.to_utc(local))) => {
+            let clock = zone.to_local(zone.to_utc(local));
+            format!(";TZID={}:{}", tz.name(), local_time(clock))
+        }
+        _ => format!(":{}", utc(zone.to_utc(local).naive_utc())),
     }
 }
 

@@ -15,6 +15,7 @@ use crate::http::routes::{
 use crate::http::{ApiResponse, AppState, Context};
 use crate::model::event::Event;
 use crate::service::events;
+use crate::service::series::{self, SeriesFeed};
 use crate::service::Request;
 use chrono::{DateTime, Utc};
 use std::sync::Arc;
@@ -151,17 +152,19 @@ fn feed(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
             params.invalid.clone(),
         )
         .map_err(|e| from_service(e, ctx.caller))?;
-        let events: Vec<&Event> = archive.page.items.iter().collect();
-        let masked: Vec<bool> = events
+        let items: Vec<&Event> = archive.page.items.iter().collect();
+        let records = series::feed_records(&state.store, &items, true)
+            .map_err(|e| from_service(e, ctx.caller))?;
+        let masked: Vec<bool> = records
             .iter()
-            .map(|e| !query.unlock.opens(e, ctx.caller, request.now))
+            .map(|(e, _)| !query.unlock.opens(e, ctx.caller, request.now))
             .collect();
         let clock_bound = query.strict || archive.scheduled;
         let name = format!("{} events", ical::host(&ctx.links));
         let mut feed = calendar(
             state,
             ctx,
-            &events,
+            &records,
             &masked,
             &name,
             (now, version),
@@ -192,11 +195,16 @@ fn single(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
         )
         .map_err(|e| from_service(e, ctx.caller))?;
         let name = crate::values::text::plain_text(&event.post.title);
+        let records = series::feed_records(&state.store, &[&event], false)
+            .map_err(|e| from_service(e, ctx.caller))?;
+        // Read as GET /events/{id} reads it: unlocked (a series' occurrences share its
+        // password).
+        let unlocked = vec![false; records.len()];
         let feed = calendar(
             state,
             ctx,
-            &[&event],
-            &[false],
+            &records,
+            &unlocked,
             &name,
             (now, version),
             false,
@@ -214,24 +222,31 @@ fn single(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
 fn calendar(
     state: &AppState,
     ctx: &Context,
-    events: &[&Event],
+    records: &[(Event, Option<SeriesFeed>)],
     masked: &[bool],
     name: &str,
     (now, version): (DateTime<Utc>, u64),
     clock_bound: bool,
 ) -> Result<CachedAnswer, ApiError> {
+    let events: Vec<&Event> = records.iter().map(|(e, _)| e).collect();
     let views = events::EventViews::new(
         &state.store,
         &state.index,
-        events,
+        &events,
         ctx.caller,
         now.naive_utc(),
     )
     .map_err(|e| from_service(e, ctx.caller))?;
-    let mut entries = Vec::with_capacity(events.len());
-    for (event, masked) in events.iter().zip(masked) {
+    let mut entries = Vec::with_capacity(records.len());
+    for ((event, series), masked) in records.iter().zip(masked) {
         let view = views.view(event).map_err(|e| from_service(e, ctx.caller))?;
-        entries.push(ical::entry(event, &view, &ctx.links, *masked));
+        entries.push(ical::entry(
+            event,
+            series.as_ref(),
+            &view,
+            &ctx.links,
+            *masked,
+        ));
     }
     let newest = events.iter().map(|e| e.post.modified_utc.and_utc()).max();
     let changed = if clock_bound {
