@@ -602,3 +602,53 @@ fn every_series_of_a_rule_corpus_expands_as_a_calendar_client_expands_its_feed()
         cases.len()
     );
 }
+
+#[test]
+fn each_occurrence_has_a_page_that_offers_the_next_dates() {
+    let word = tok();
+    let s = series(
+        &format!("Choir {word}"),
+        "Europe/Lisbon",
+        "2027-05-04 19:00:00",
+        &["RRULE:FREQ=WEEKLY;COUNT=8"],
+    );
+    let items = listed(&word, None);
+    let url = items[1]["url"].as_str().unwrap();
+    let slug = s["slug"].as_str().unwrap();
+    assert!(
+        url.ends_with(&format!("/event/{slug}/2027-05-11/")),
+        "{url}"
+    );
+    let path = &url[srv().public.len()..];
+    let page = srv().send("GET", path, None, None);
+    assert_eq!(page.status, 200, "{}", page.describe());
+    let html = page.text();
+    assert!(html.contains(&format!("Choir {word}")), "{html}");
+    assert!(html.contains("Next dates"), "{html}");
+    for later in [
+        "2027-05-18",
+        "2027-05-25",
+        "2027-06-01",
+        "2027-06-08",
+        "2027-06-15",
+    ] {
+        assert!(
+            html.contains(&format!("/event/{slug}/{later}/")),
+            "{later} missing: {html}"
+        );
+    }
+    assert!(
+        !html.contains(&format!("/event/{slug}/2027-06-22/")),
+        "only five"
+    );
+    // Under another language's segment, the page of the series' language.
+    let pt = srv().send("GET", &format!("/pt-br{path}"), None, None);
+    assert_eq!(pt.status, 303, "{}", pt.describe());
+    assert_eq!(pt.header("location"), Some(url));
+    // A cancelled occurrence has no page; a date without one neither.
+    let r = srv().send("DELETE", &ev(id_of(&items[1])), Some(&ADMIN), None);
+    assert_eq!(r.status, 200, "{}", r.describe());
+    assert_eq!(srv().send("GET", path, None, None).status, 404);
+    let none = format!("/event/{slug}/2027-05-12/");
+    assert_eq!(srv().send("GET", &none, None, None).status, 404);
+}

@@ -409,8 +409,18 @@ fn by_id(rx: &impl Reads, id: u64, explicit: Option<Language>) -> ServiceResult<
         .ok_or(ServiceError::NoGroupMember(Kind::Event))
 }
 
-/// The event with this (sanitized) slug in the language, any status.
+/// The event with this (sanitized) slug in the language, any status; `slug/YYYY-MM-DD` names
+/// the occurrence of that series on that date.
 fn by_slug(rx: &impl Reads, raw: &str, language: Language) -> ServiceResult<Option<Event>> {
+    if let Some((series, day)) = raw.rsplit_once('/') {
+        let Ok(day) = chrono::NaiveDate::parse_from_str(day, "%Y-%m-%d") else {
+            return Ok(None);
+        };
+        return match by_slug(rx, series, language)? {
+            Some(series) => series::occurrence_on(rx, &series, day),
+            None => Ok(None),
+        };
+    }
     let Some(id) = rx.slug_owner(Kind::Event, language, &slug::sanitize(raw))? else {
         return Ok(None);
     };

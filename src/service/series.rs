@@ -56,6 +56,64 @@ pub(crate) fn owner(rx: &impl Reads, id: u64) -> ServiceResult<u64> {
     Ok(if exception { id } else { of.series })
 }
 
+/// The first occurrence of the series `series` whose original start falls on `day` in the
+/// series' zone (the date of its page's address).
+pub(crate) fn occurrence_on(
+    rx: &impl Reads,
+    series: &Event,
+    day: chrono::NaiveDate,
+) -> ServiceResult<Option<Event>> {
+    let Some(rule) = rx.series(series.post.id)? else {
+        return Ok(None);
+    };
+    let zone = Zone::parse(&series.timezone).unwrap_or(Zone::Utc);
+    let Some(found) = rule
+        .occurrences
+        .iter()
+        .find(|o| zone.to_local(o.original_start_utc.and_utc()).date() == day)
+    else {
+        return Ok(None);
+    };
+    Ok(rx.get_record::<Event>(Kind::Event, found.id)?)
+}
+
+/// The next `n` occurrences after `event` of its series (`event` being an occurrence or the
+/// series) that the caller may read: the other dates an occurrence's page offers.
+pub(crate) fn next_dates(
+    store: &Store,
+    request: &crate::service::Request,
+    event: &Event,
+    n: usize,
+) -> ServiceResult<Vec<Event>> {
+    let rx = store.read()?;
+    let series_id = match rx.occurrence_of(event.post.id)? {
+        Some(of) => of.series,
+        None => event.post.id,
+    };
+    let Some(series) = rx.series(series_id)? else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    for occurrence in &series.occurrences {
+        if out.len() == n {
+            break;
+        }
+        if occurrence.id == event.post.id || occurrence.state == OccurrenceState::Cancelled {
+            continue;
+        }
+        let Some(record) = rx.get_record::<Event>(Kind::Event, occurrence.id)? else {
+            continue;
+        };
+        if record.start_utc > event.start_utc
+            && record.post.status != Status::Trash
+            && super::posts::can_read(request.caller, &record.post, request.now)
+        {
+            out.push(record);
+        }
+    }
+    Ok(out)
+}
+
 /// Brings the occurrences of `event` in line with it after its record was written: with
 /// `lines` (a new `recurrence`; empty: none) or with the rule it has. A single event without
 /// `lines` is left alone. A rule the event's dates make invalid is refused, naming

@@ -139,6 +139,12 @@ impl Address {
                 },
                 None => Page::Unknown,
             },
+            // An occurrence of a series: its series' slug and its date.
+            ["event", slug, date]
+                if !embed && chrono::NaiveDate::parse_from_str(date, "%Y-%m-%d").is_ok() =>
+            {
+                record(RecordKind::Event, &format!("{slug}/{date}"))
+            }
             [word, slug] if !embed => match *word {
                 "event" => record(RecordKind::Event, slug),
                 "venue" => record(RecordKind::Venue, slug),
@@ -294,8 +300,10 @@ impl Paths {
     }
 
     /// A record's page; never framed (links from an embed open the full page).
+    /// (An occurrence's slug is its series' and its date: `slug/YYYY-MM-DD`.)
     pub(crate) fn record(&self, kind: RecordKind, slug: &str) -> String {
-        format!("{}/{}/{}/", self.prefix(false), kind.word(), encode(slug))
+        let path: Vec<String> = slug.split('/').map(encode).collect();
+        format!("{}/{}/{}/", self.prefix(false), kind.word(), path.join("/"))
     }
 
     /// The same paths in another language.

@@ -629,6 +629,8 @@ pub(crate) struct EventPage<'a> {
     pub outlook: String,
     pub previous: Option<&'a Event>,
     pub next: Option<&'a Event>,
+    /// The next occurrences of a recurring event.
+    pub next_dates: &'a [Event],
     /// A password form instead of what the password protects; `wrong` after a failed try.
     pub locked: Option<bool>,
 }
@@ -683,6 +685,16 @@ pub(crate) fn event_page(ctx: &PageCtx, page: &EventPage) -> Markup {
                     section.organizers {
                         h2 { (t.organizers) }
                         @for o in &v.organizers { (organizer_card(ctx, &o.record)) }
+                    }
+                }
+            }
+            @if !page.next_dates.is_empty() {
+                section.dates {
+                    h2 { (t.next_dates) }
+                    ul {
+                        @for o in page.next_dates {
+                            li { a href=(event_path(ctx, o)) { (ctx.locale.event_span(o.start_local, o.end_local, o.all_day, None)) } }
+                        }
                     }
                 }
             }
@@ -926,6 +938,7 @@ mod tests {
                 outlook: "https://outlook.office.com/".into(),
                 previous: Some(&e),
                 next: None,
+                next_dates: std::slice::from_ref(&e),
                 locked: None,
             };
             let html = event_page(ctx, &page).into_string();

@@ -298,6 +298,15 @@ pub(crate) fn event_by_id(
     }
 }
 
+/// The next dates of a recurring event (see `service::series::next_dates`).
+pub(crate) fn next_dates(
+    state: &AppState,
+    language: Language,
+    event: &Event,
+) -> ServiceResult<Vec<Event>> {
+    crate::service::series::next_dates(&state.store, &request(language), event, 5)
+}
+
 /// The published events starting just before and just after `event` (events starting at the
 /// same moment are not its neighbours).
 pub(crate) fn neighbours(
