@@ -1101,3 +1101,70 @@ fn writes_arriving_together_share_a_postgresql_transaction_and_keep_every_rule()
     stop(b);
     assert_eq!(export(&a_dir), export(&b_dir));
 }
+
+#[test]
+fn a_series_written_on_one_node_lists_the_same_occurrences_on_the_other() {
+    let pg = Postgres::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let [a_dir, b_dir] = <[PathBuf; 2]>::try_from(dirs(&tmp, &["a", "b"])).unwrap();
+    let a = node(&pg, &a_dir);
+    let admin = Admin::of(&a);
+    let b = node(&pg, &b_dir);
+    let word = tok();
+    let list = format!("{NS}/events?search={word}&start_date=2027-01-01");
+    let ids_at = |srv: &Server, seq: u64| -> Vec<(i64, String)> {
+        let r = get_at(srv, &list, seq);
+        assert_eq!(r.status, 200, "{}", r.describe());
+        r.json()["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| {
+                (
+                    e["id"].as_i64().unwrap(),
+                    e["title"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    let r = admin.send(
+        &a,
+        "POST",
+        &format!("{NS}/events"),
+        Some(event_body(
+            &format!("Class {word}"),
+            json!({"recurrence": ["RRULE:FREQ=WEEKLY;COUNT=4"]}),
+        )),
+    );
+    assert_eq!(r.status, 201, "{}", r.describe());
+    let series = r.json()["id"].as_i64().unwrap();
+    let on_b = ids_at(&b, seq_of(&r));
+    assert_eq!(on_b.len(), 4, "{on_b:?}");
+    assert_eq!(on_b, ids_at(&a, seq_of(&r)));
+    // An exception written on B, a cancellation and a series edit on A: both nodes agree.
+    let r = admin.send(
+        &b,
+        "PATCH",
+        &format!("{NS}/events/{}", on_b[1].0),
+        Some(json!({"title": format!("Special class {word}")})),
+    );
+    assert_eq!(r.status, 200, "{}", r.describe());
+    let r = admin.send(&a, "DELETE", &format!("{NS}/events/{}", on_b[2].0), None);
+    assert_eq!(r.status, 200, "{}", r.describe());
+    let r = admin.send(
+        &a,
+        "PATCH",
+        &format!("{NS}/events/{series}"),
+        Some(json!({"title": format!("Weekly class {word}")})),
+    );
+    assert_eq!(r.status, 200, "{}", r.describe());
+    let seq = seq_of(&r);
+    let after = ids_at(&b, seq);
+    assert_eq!(after, ids_at(&a, seq));
+    let ids: Vec<i64> = after.iter().map(|(id, _)| *id).collect();
+    assert_eq!(ids, [on_b[0].0, on_b[1].0, on_b[3].0]);
+    assert!(after[0].1.starts_with("Weekly class"), "{after:?}");
+    assert!(after[1].1.starts_with("Special class"), "{after:?}");
+    stop(a);
+    stop(b);
+}

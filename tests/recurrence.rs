@@ -286,8 +286,8 @@ fn bad_rules_are_refused_naming_recurrence_and_change_nothing() {
         assert!(body.to_string().contains(says), "{lines}: {body}");
     }
     assert!(listed(&word, Some(&ADMIN)).is_empty());
-    // An occurrence is changed through its series.
-    let s = series(
+    // An occurrence has no rule of its own.
+    series(
         &format!("Series {word}"),
         "UTC",
         "2027-03-01 09:00:00",
@@ -298,10 +298,14 @@ fn bad_rules_are_refused_naming_recurrence_and_change_nothing() {
         "PATCH",
         &ev(ids[1]),
         Some(&ADMIN),
-        Some(&json!({"title": "x"})),
+        Some(&json!({"title": "x", "recurrence": ["RRULE:FREQ=DAILY"]})),
     );
-    let body = assert_invalid_param_names(&r, &["id"]);
-    assert!(body.to_string().contains(&id_of(&s).to_string()), "{body}");
+    let body = assert_invalid_param_names(&r, &["recurrence"]);
+    assert!(body.to_string().contains("change its series"), "{body}");
+    assert_eq!(
+        srv().get_ok(&ev(ids[1]), None)["title"],
+        json!(format!("Series {word}"))
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -651,4 +655,75 @@ fn each_occurrence_has_a_page_that_offers_the_next_dates() {
     assert_eq!(srv().send("GET", path, None, None).status, 404);
     let none = format!("/event/{slug}/2027-05-12/");
     assert_eq!(srv().send("GET", &none, None, None).status, 404);
+}
+
+#[test]
+fn a_changed_occurrence_keeps_its_changes_and_id_and_feeds_name_it_by_its_original_start() {
+    ensure_node_modules(&["ical.js/dist/ical.js"]);
+    let word = tok();
+    let s = series(
+        &format!("Workshop {word}"),
+        "America/New_York",
+        "2027-03-02 18:00:00",
+        &["RRULE:FREQ=WEEKLY;COUNT=5"],
+    );
+    let series_id = id_of(&s);
+    let ids: Vec<i64> = listed(&word, None).iter().map(id_of).collect();
+    // The third one moves an hour later and gets its own title.
+    let changed = srv().write(
+        "PATCH",
+        &ev(ids[2]),
+        &ADMIN,
+        &json!({"title": format!("Special workshop {word}"),
+                "start_date": "2027-03-16 19:00:00", "end_date": "2027-03-16 21:00:00"}),
+        200,
+    );
+    assert_eq!(id_of(&changed), ids[2]);
+    assert_eq!(changed["series_id"], json!(series_id));
+    assert_eq!(changed["recurrence_id"], "2027-03-16 22:00:00");
+    assert_eq!(changed["utc_start_date"], "2027-03-16 23:00:00");
+    // The series changes its title: the exception keeps its own, and its ID.
+    srv().write(
+        "PATCH",
+        &ev(series_id),
+        &ADMIN,
+        &json!({"title": format!("Evening workshop {word}")}),
+        200,
+    );
+    let items = listed(&word, None);
+    assert_eq!(items.iter().map(id_of).collect::<Vec<_>>(), ids);
+    let titles = field(&items, "title");
+    assert!(titles[2].starts_with("Special workshop"), "{titles:?}");
+    assert!(titles[0].starts_with("Evening workshop"), "{titles:?}");
+    // The feed: one series, the exception as a VEVENT of it with RECURRENCE-ID.
+    let feed = srv()
+        .send(
+            "GET",
+            &format!("{NS}/events.ics?search={word}&start_date=2026-01-01"),
+            None,
+            None,
+        )
+        .text();
+    assert_eq!(feed.matches("BEGIN:VEVENT").count(), 2, "{feed}");
+    assert!(
+        feed.contains("RECURRENCE-ID;TZID=America/New_York:20270316T180000"),
+        "{feed}"
+    );
+    let instances = client_instances(&feed, "2100-01-01T00:00:00");
+    let theirs: Vec<String> = instances[&format!("{series_id}@127.0.0.1")]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(theirs, field(&items, "utc_start_date"), "{feed}");
+    // Moving the series to another day of the week leaves no place for the exception.
+    srv().write(
+        "PATCH",
+        &ev(series_id),
+        &ADMIN,
+        &json!({"start_date": "2027-03-03 18:00:00", "end_date": "2027-03-03 20:00:00"}),
+        200,
+    );
+    assert_eq!(srv().send("GET", &ev(ids[2]), None, None).status, 404);
 }

@@ -412,10 +412,11 @@ fn by_id(rx: &impl Reads, id: u64, explicit: Option<Language>) -> ServiceResult<
 /// The event with this (sanitized) slug in the language, any status; `slug/YYYY-MM-DD` names
 /// the occurrence of that series on that date.
 fn by_slug(rx: &impl Reads, raw: &str, language: Language) -> ServiceResult<Option<Event>> {
-    if let Some((series, day)) = raw.rsplit_once('/') {
-        let Ok(day) = chrono::NaiveDate::parse_from_str(day, "%Y-%m-%d") else {
-            return Ok(None);
-        };
+    let occurrence = raw.rsplit_once('/').and_then(|(series, day)| {
+        let day = chrono::NaiveDate::parse_from_str(day, "%Y-%m-%d").ok()?;
+        Some((series, day))
+    });
+    if let Some((series, day)) = occurrence {
         return match by_slug(rx, series, language)? {
             Some(series) => series::occurrence_on(rx, &series, day),
             None => Ok(None),
@@ -628,7 +629,6 @@ pub(crate) fn update(
             }
         };
         posts::check_author_change(request.caller, write)?;
-        series::refuse_occurrence_write(tx, event.post.id)?;
         let stored_zone = Zone::parse(&event.timezone).ok();
         posts::apply_update(
             tx,
@@ -660,6 +660,7 @@ pub(crate) fn update(
             request.now,
         )?;
         tx.put_record(Kind::Event, event.post.id, &event)?;
+        series::settle(tx, &event)?;
         series::follow(tx, &event, fields.recurrence.as_deref(), request.now)?;
         Ok(event)
     })
@@ -1248,13 +1249,7 @@ impl EventViews {
                 views.push(terms::view(&self.rx, term, &self.counts)?);
             }
         }
-        views.sort_by(|a, b| {
-            a.term
-                .name
-                .to_lowercase()
-                .cmp(&b.term.name.to_lowercase())
-                .then(a.term.id.cmp(&b.term.id))
-        });
+        views.sort_by(|a, b| terms::event_order(&a.term, &b.term));
         Ok(views)
     }
 }

@@ -270,48 +270,76 @@ pub(crate) struct SeriesFeed {
     pub last: NaiveDateTime,
 }
 
+/// An occurrence changed on its own, as a feed writes it: a VEVENT of its series (same UID)
+/// whose RECURRENCE-ID is the wall clock the rule gave it, in the series' zone.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ExceptionFeed {
+    pub series: u64,
+    pub original: NaiveDateTime,
+    pub zone: Zone,
+    pub all_day: bool,
+}
+
+/// One VEVENT of a feed.
+#[derive(Debug, Clone)]
+pub(crate) enum FeedRecord {
+    Event(Event),
+    Series(Event, SeriesFeed),
+    Exception(Event, ExceptionFeed),
+}
+
+impl FeedRecord {
+    pub(crate) fn event(&self) -> &Event {
+        match self {
+            FeedRecord::Event(e) | FeedRecord::Series(e, _) | FeedRecord::Exception(e, _) => e,
+        }
+    }
+}
+
 /// What a calendar feed writes for `events`: each event as itself, except that a series is
 /// written with its rule and, when `as_series`, a list's occurrences are written as their
 /// series (once, where its first occurrence is), so that calendar apps show a series.
 pub(crate) fn feed_records(
     store: &Store,
+    request: &crate::service::Request,
     events: &[&Event],
     as_series: bool,
-) -> ServiceResult<Vec<(Event, Option<SeriesFeed>)>> {
+) -> ServiceResult<Vec<FeedRecord>> {
     let rx = &store.read()?;
     let mut out = Vec::with_capacity(events.len());
     let mut written = std::collections::HashSet::new();
     for event in events {
         let id = event.post.id;
         let series_id = match rx.occurrence_of(id)? {
-            Some(of) if as_series && owner(rx, id)? == of.series => of.series,
+            Some(of) if as_series => of.series,
             Some(_) => {
-                out.push(((*event).clone(), None));
+                out.push(FeedRecord::Event((*event).clone()));
                 continue;
             }
             None => id,
         };
         let Some(series) = rx.series(series_id)? else {
-            out.push(((*event).clone(), None));
+            out.push(FeedRecord::Event((*event).clone()));
             continue;
         };
         if !written.insert(series_id) {
             continue;
         }
         if let Some(record) = rx.get_record::<Event>(Kind::Event, series_id)? {
-            series_feed(rx, &record, &series, &mut out)?;
+            series_feed(rx, request, &record, &series, &mut out)?;
         }
     }
     Ok(out)
 }
 
-/// Appends what a feed writes for the series `record`: its rule's VEVENT, and each
-/// occurrence outside the rule as an event of its own.
+/// Appends what a feed writes for the series `record`: its rule's VEVENT with the exceptions
+/// the caller may read, and each occurrence the rule does not give as an event of its own.
 fn series_feed(
     rx: &impl Reads,
+    request: &crate::service::Request,
     record: &Event,
     series: &Series,
-    out: &mut Vec<(Event, Option<SeriesFeed>)>,
+    out: &mut Vec<FeedRecord>,
 ) -> ServiceResult<()> {
     let zone = Zone::parse(&record.timezone).unwrap_or(Zone::Utc);
     let horizon = series.horizon.unwrap_or(record.start_local);
@@ -339,7 +367,53 @@ fn series_feed(
         .filter(|l| expansion.outside_rule.contains(l) || in_gap(l))
         .copied()
         .collect();
+    let readable = |e: &Event| {
+        e.post.status != Status::Trash
+            && super::posts::can_read(request.caller, &e.post, request.now)
+    };
+    let mut excluded = expansion.excluded.clone();
+    let mut exceptions = Vec::new();
+    let mut singles = Vec::new();
+    for occurrence in &series.occurrences {
+        let start = local(occurrence);
+        let own = on_their_own.contains(&start);
+        match occurrence.state {
+            OccurrenceState::Cancelled => {
+                if !own {
+                    excluded.push(start);
+                }
+            }
+            OccurrenceState::Plain if !own => {}
+            state => {
+                let Some(changed) = rx.get_record::<Event>(Kind::Event, occurrence.id)? else {
+                    continue;
+                };
+                if !readable(&changed) {
+                    excluded.extend((!own).then_some(start));
+                } else if own {
+                    singles.push(FeedRecord::Event(changed));
+                } else if state == OccurrenceState::Exception {
+                    exceptions.push(FeedRecord::Exception(
+                        changed,
+                        ExceptionFeed {
+                            series: record.post.id,
+                            original: start,
+                            zone: zone.clone(),
+                            all_day: record.all_day,
+                        },
+                    ));
+                }
+            }
+        }
+    }
     if let (Some(start), Some(rule)) = (expansion.client_start, expansion.client_rule) {
+        excluded.extend(
+            on_their_own
+                .iter()
+                .filter(|l| !expansion.outside_rule.contains(l)),
+        );
+        excluded.sort_unstable();
+        excluded.dedup();
         let last = expansion
             .starts
             .iter()
@@ -348,36 +422,18 @@ fn series_feed(
             .copied()
             .unwrap_or(start)
             .max(series.horizon.unwrap_or(start));
-        let mut excluded = expansion.excluded.clone();
-        excluded.extend(
-            series
-                .occurrences
-                .iter()
-                .filter(|o| o.state == OccurrenceState::Cancelled)
-                .map(local)
-                .chain(on_their_own.iter().copied())
-                .filter(|l| !expansion.outside_rule.contains(l)),
-        );
-        excluded.sort_unstable();
-        out.push((
+        out.push(FeedRecord::Series(
             record.clone(),
-            Some(SeriesFeed {
+            SeriesFeed {
                 start,
                 rule,
                 excluded,
                 last,
-            }),
+            },
         ));
+        out.extend(exceptions);
     }
-    for occurrence in &series.occurrences {
-        if occurrence.state != OccurrenceState::Cancelled
-            && on_their_own.contains(&local(occurrence))
-        {
-            if let Some(own) = rx.get_record::<Event>(Kind::Event, occurrence.id)? {
-                out.push((own, None));
-            }
-        }
-    }
+    out.extend(singles);
     Ok(())
 }
 
@@ -448,21 +504,28 @@ pub(crate) fn cancel(
     Ok(Some(record))
 }
 
-/// Occurrences are changed through their series (for now): an update naming one is refused.
-pub(crate) fn refuse_occurrence_write(rx: &impl Reads, id: u64) -> ServiceResult<()> {
-    match rx.occurrence_of(id)? {
-        None => Ok(()),
-        Some(of) => Err(ServiceError::Invalid(vec![(
-            "id".into(),
-            Invalid::new(
-                SubCode::ForbiddenValue,
-                format!(
-                    "names an occurrence of the series {}: change the series.",
-                    of.series
-                ),
-            ),
-        )])),
+/// After an update wrote an occurrence's own record: it is an exception from now on, kept as
+/// written when its series changes (or cancelled, when the update left it in the trash).
+pub(crate) fn settle(tx: &mut WriteTx, event: &Event) -> ServiceResult<()> {
+    let id = event.post.id;
+    let Some(of) = tx.occurrence_of(id)? else {
+        return Ok(());
+    };
+    let Some(mut series) = tx.series(of.series)? else {
+        return Ok(());
+    };
+    let state = if event.post.status == Status::Trash {
+        OccurrenceState::Cancelled
+    } else {
+        OccurrenceState::Exception
+    };
+    if let Some(occurrence) = series.occurrences.iter_mut().find(|o| o.id == id) {
+        if occurrence.state != state {
+            occurrence.state = state;
+            tx.set_series(of.series, Some(&series))?;
+        }
     }
+    Ok(())
 }
 
 fn refused(why: Invalid) -> ServiceError {

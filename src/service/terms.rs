@@ -11,6 +11,15 @@ use crate::service::{Page, ServiceError, ServiceResult};
 use crate::store::{Reads, Store, StoreError, WriteTx};
 use crate::values::search::SearchQuery;
 use crate::values::{slug, text, Invalid, SubCode};
+
+/// The order of an event's categories and tags in every representation: by name (ignoring
+/// case), then ID.
+pub(crate) fn event_order(a: &Term, b: &Term) -> std::cmp::Ordering {
+    a.name
+        .to_lowercase()
+        .cmp(&b.name.to_lowercase())
+        .then(a.id.cmp(&b.id))
+}
 use std::collections::HashMap;
 
 /// Published events per term (`count`), from the index, for the given terms.

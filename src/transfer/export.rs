@@ -143,6 +143,19 @@ impl<W: Write> Exporter<'_, W> {
             .collect()
     }
 
+    /// An event's categories or tags, in the order of its representations.
+    fn embedded_terms(&self, kind: Kind, ids: &[u64]) -> Result<Vec<Value>, StoreError> {
+        let mut terms = Vec::with_capacity(ids.len());
+        for id in ids {
+            terms.extend(self.rx.get_record::<Term>(kind, *id)?);
+        }
+        terms.sort_by(crate::service::terms::event_order);
+        Ok(terms
+            .iter()
+            .filter_map(|t| self.embedded.get(&(kind, t.id)).cloned())
+            .collect())
+    }
+
     fn event(&mut self, event: &Event) -> Result<(), ExportError> {
         let meta = &event.post;
         let parts = EventParts {
@@ -156,8 +169,8 @@ impl<W: Write> Exporter<'_, W> {
                 .venue
                 .and_then(|id| self.embedded.get(&(Kind::Venue, id)).cloned()),
             organizers: self.embedded_list(Kind::Organizer, &event.organizers),
-            categories: self.embedded_list(Kind::Category, &event.categories),
-            tags: self.embedded_list(Kind::Tag, &event.tags),
+            categories: self.embedded_terms(Kind::Category, &event.categories)?,
+            tags: self.embedded_terms(Kind::Tag, &event.tags)?,
             translations: self.rx.group_members(Kind::Event, meta.group)?,
             json_ld: None,
             masked: false,

@@ -18,12 +18,21 @@ const utc = (time) => {
 };
 const out = {};
 const events = calendar.getAllSubcomponents('vevent').map((c) => new ICAL.Event(c));
-for (const event of events.filter((e) => !e.isRecurrenceException())) {
+const masters = events.filter((e) => !e.isRecurrenceException());
+// Exceptions (RECURRENCE-ID) replace their instance of the series with the same UID, as
+// Thunderbird relates them.
+for (const exception of events.filter((e) => e.isRecurrenceException())) {
+  const master = masters.find((m) => m.uid === exception.uid);
+  if (!master) throw new Error(`an exception without its series: ${exception.uid}`);
+  master.relateException(exception);
+}
+for (const event of masters) {
   const starts = [];
   if (event.isRecurring()) {
     const iterator = event.iterator();
     for (let next = iterator.next(); next && next.compare(until) <= 0; next = iterator.next()) {
-      starts.push(event.startDate.isDate ? next.toString().slice(0, 10) : utc(next));
+      const start = event.getOccurrenceDetails(next).startDate;
+      starts.push(start.isDate ? start.toString().slice(0, 10) : utc(start));
       if (starts.length > 5000) break;
     }
   } else {

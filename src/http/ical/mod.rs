@@ -6,10 +6,9 @@ mod zones;
 
 use crate::http::links::Links;
 use crate::http::render::public_url;
-use crate::model::event::Event;
 use crate::model::{Kind, Status};
 use crate::service::events::EventView;
-use crate::service::series::SeriesFeed;
+use crate::service::series::FeedRecord;
 use crate::values::text::plain_text;
 use crate::values::timezone::Zone;
 use chrono::{DateTime, Datelike, Duration, NaiveDateTime, Utc};
@@ -41,17 +40,24 @@ pub(crate) struct Entry {
 
 /// The VEVENT of `event`; `masked` leaves out what the JSON lists blank for a protected event
 /// the caller may not read: description, venue, organizers, categories and image.
-pub(crate) fn entry(
-    event: &Event,
-    series: Option<&SeriesFeed>,
-    view: &EventView,
-    links: &Links,
-    masked: bool,
-) -> Entry {
+pub(crate) fn entry(record: &FeedRecord, view: &EventView, links: &Links, masked: bool) -> Entry {
+    let (event, series, exception) = match record {
+        FeedRecord::Event(e) => (e, None, None),
+        FeedRecord::Series(e, series) => (e, Some(series), None),
+        FeedRecord::Exception(e, exception) => (e, None, Some(exception)),
+    };
     let mut out = Lines::default();
     let meta = &event.post;
     out.line("BEGIN:VEVENT");
-    out.line(&format!("UID:{}@{}", meta.id, host(links)));
+    match exception {
+        // An exception is a VEVENT of its series, named by the start the rule gave it.
+        Some(exception) => {
+            out.line(&format!("UID:{}@{}", exception.series, host(links)));
+            let original = moment(exception.all_day, &exception.zone, exception.original, true);
+            out.line(&format!("RECURRENCE-ID{original}"));
+        }
+        None => out.line(&format!("UID:{}@{}", meta.id, host(links))),
+    }
     out.line(&format!("DTSTAMP:{}", utc(meta.modified_utc)));
     out.line(&format!("CREATED:{}", utc(meta.date_utc)));
     out.line(&format!("LAST-MODIFIED:{}", utc(meta.modified_utc)));

@@ -15,7 +15,7 @@ use crate::http::routes::{
 use crate::http::{ApiResponse, AppState, Context};
 use crate::model::event::Event;
 use crate::service::events;
-use crate::service::series::{self, SeriesFeed};
+use crate::service::series::{self, FeedRecord};
 use crate::service::Request;
 use chrono::{DateTime, Utc};
 use std::sync::Arc;
@@ -153,11 +153,11 @@ fn feed(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
         )
         .map_err(|e| from_service(e, ctx.caller))?;
         let items: Vec<&Event> = archive.page.items.iter().collect();
-        let records = series::feed_records(&state.store, &items, true)
+        let records = series::feed_records(&state.store, &request, &items, true)
             .map_err(|e| from_service(e, ctx.caller))?;
         let masked: Vec<bool> = records
             .iter()
-            .map(|(e, _)| !query.unlock.opens(e, ctx.caller, request.now))
+            .map(|r| !query.unlock.opens(r.event(), ctx.caller, request.now))
             .collect();
         let clock_bound = query.strict || archive.scheduled;
         let name = format!("{} events", ical::host(&ctx.links));
@@ -195,7 +195,7 @@ fn single(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
         )
         .map_err(|e| from_service(e, ctx.caller))?;
         let name = crate::values::text::plain_text(&event.post.title);
-        let records = series::feed_records(&state.store, &[&event], false)
+        let records = series::feed_records(&state.store, &request(ctx), &[&event], false)
             .map_err(|e| from_service(e, ctx.caller))?;
         // Read as GET /events/{id} reads it: unlocked (a series' occurrences share its
         // password).
@@ -222,13 +222,13 @@ fn single(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
 fn calendar(
     state: &AppState,
     ctx: &Context,
-    records: &[(Event, Option<SeriesFeed>)],
+    records: &[FeedRecord],
     masked: &[bool],
     name: &str,
     (now, version): (DateTime<Utc>, u64),
     clock_bound: bool,
 ) -> Result<CachedAnswer, ApiError> {
-    let events: Vec<&Event> = records.iter().map(|(e, _)| e).collect();
+    let events: Vec<&Event> = records.iter().map(FeedRecord::event).collect();
     let views = events::EventViews::new(
         &state.store,
         &state.index,
@@ -238,15 +238,11 @@ fn calendar(
     )
     .map_err(|e| from_service(e, ctx.caller))?;
     let mut entries = Vec::with_capacity(records.len());
-    for ((event, series), masked) in records.iter().zip(masked) {
-        let view = views.view(event).map_err(|e| from_service(e, ctx.caller))?;
-        entries.push(ical::entry(
-            event,
-            series.as_ref(),
-            &view,
-            &ctx.links,
-            *masked,
-        ));
+    for (record, masked) in records.iter().zip(masked) {
+        let view = views
+            .view(record.event())
+            .map_err(|e| from_service(e, ctx.caller))?;
+        entries.push(ical::entry(record, &view, &ctx.links, *masked));
     }
     let newest = events.iter().map(|e| e.post.modified_utc.and_utc()).max();
     let changed = if clock_bound {
