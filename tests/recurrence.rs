@@ -629,6 +629,7 @@ fn each_occurrence_has_a_page_that_offers_the_next_dates() {
     let html = page.text();
     assert!(html.contains(&format!("Choir {word}")), "{html}");
     assert!(html.contains("Next dates"), "{html}");
+    assert!(html.contains("Every week, 8 times"), "{html}");
     for later in [
         "2027-05-18",
         "2027-05-25",
@@ -726,4 +727,86 @@ fn a_changed_occurrence_keeps_its_changes_and_id_and_feeds_name_it_by_its_origin
         200,
     );
     assert_eq!(srv().send("GET", &ev(ids[2]), None, None).status, 404);
+}
+
+#[test]
+fn this_and_following_splits_a_series_keeping_every_occurrence_id() {
+    let word = tok();
+    let s = series(
+        &format!("Course {word}"),
+        "Europe/Lisbon",
+        "2027-09-07 18:00:00",
+        &["RRULE:FREQ=WEEKLY;COUNT=6"],
+    );
+    let first = id_of(&s);
+    let ids: Vec<i64> = listed(&word, None).iter().map(id_of).collect();
+    assert_eq!(ids.len(), 6);
+    // From the fourth on: another title and an hour later.
+    let next = srv().write(
+        "PATCH",
+        &format!("{}?scope=following", ev(ids[3])),
+        &ADMIN,
+        &json!({"title": format!("Advanced course {word}"),
+                "start_date": "2027-09-28 19:00:00", "end_date": "2027-09-28 21:00:00"}),
+        200,
+    );
+    let second = id_of(&next);
+    assert!(second != first && !ids.contains(&second), "{next}");
+    assert_eq!(next["recurrence"], json!(["RRULE:FREQ=WEEKLY;COUNT=3"]));
+    let old = srv().get_ok(&ev(first), None);
+    assert_eq!(
+        old["recurrence"],
+        json!(["RRULE:FREQ=WEEKLY;UNTIL=20270928T165959Z"])
+    );
+    let items = listed(&word, None);
+    assert_eq!(
+        field(&items, "start_date"),
+        [
+            "2027-09-07 18:00:00",
+            "2027-09-14 18:00:00",
+            "2027-09-21 18:00:00",
+            "2027-09-28 19:00:00",
+            "2027-10-05 19:00:00",
+            "2027-10-12 19:00:00"
+        ]
+    );
+    let series_ids: Vec<i64> = items
+        .iter()
+        .map(|e| e["series_id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(series_ids, [first, first, first, second, second, second]);
+    let titles = field(&items, "title");
+    assert!(
+        titles[2].starts_with("Course") && titles[3].starts_with("Advanced"),
+        "{titles:?}"
+    );
+    // The occurrences moved to the new series at another time get new IDs; the first three
+    // keep theirs.
+    let after: Vec<i64> = items.iter().map(id_of).collect();
+    assert_eq!(after[..3], ids[..3]);
+    // Split at the same time of day, the moved occurrences keep their IDs too.
+    let later = srv().write(
+        "PATCH",
+        &format!("{}?scope=following", ev(after[4])),
+        &ADMIN,
+        &json!({"title": format!("Final course {word}")}),
+        200,
+    );
+    let again: Vec<i64> = listed(&word, None).iter().map(id_of).collect();
+    assert_eq!(again, after);
+    assert_eq!(later["recurrence"], json!(["RRULE:FREQ=WEEKLY;COUNT=2"]));
+    // On a single event, `scope=following` is refused.
+    let single = srv().create(
+        &ADMIN,
+        &events(),
+        &json!({"title": format!("Single {word}"), "start_date": "2027-09-01 10:00:00",
+                "end_date": "2027-09-01 11:00:00"}),
+    );
+    let r = srv().send(
+        "PATCH",
+        &format!("{}?scope=following", ev(id_of(&single))),
+        Some(&ADMIN),
+        Some(&json!({"title": "x"})),
+    );
+    assert_invalid_param_names(&r, &["scope"]);
 }

@@ -69,6 +69,8 @@ pub(crate) struct EventFields {
     pub slug: Option<String>,
     /// `recurrence` lines; empty: the event stops repeating.
     pub recurrence: Option<Vec<String>>,
+    /// `scope=following`: an update of an occurrence splits its series there.
+    pub following: bool,
 }
 
 fn refuse(invalid: &mut Refusals, name: &str, reason: &str) {
@@ -629,6 +631,9 @@ pub(crate) fn update(
             }
         };
         posts::check_author_change(request.caller, write)?;
+        if fields.following {
+            event = series::split(tx, event.post.id, request.now)?;
+        }
         let stored_zone = Zone::parse(&event.timezone).ok();
         posts::apply_update(
             tx,

@@ -114,6 +114,23 @@ pub(crate) fn next_dates(
     Ok(out)
 }
 
+/// The rule of the series `event` belongs to (or is), in words' terms, if it has a common
+/// form (see `recurrence::Summary`).
+pub(crate) fn summary(store: &Store, event: &Event) -> ServiceResult<Option<recurrence::Summary>> {
+    let rx = store.read()?;
+    let series_id = match rx.occurrence_of(event.post.id)? {
+        Some(of) => of.series,
+        None => event.post.id,
+    };
+    let Some(series) = rx.series(series_id)? else {
+        return Ok(None);
+    };
+    let zone = Zone::parse(&event.timezone).unwrap_or(Zone::Utc);
+    Ok(Recurrence::parse(&series.lines)
+        .ok()
+        .and_then(|r| r.summary(&zone)))
+}
+
 /// Brings the occurrences of `event` in line with it after its record was written: with
 /// `lines` (a new `recurrence`; empty: none) or with the rule it has. A single event without
 /// `lines` is left alone. A rule the event's dates make invalid is refused, naming
@@ -502,6 +519,93 @@ pub(crate) fn cancel(
     record.post.modified_utc = now;
     tx.put_record(Kind::Event, id, &record)?;
     Ok(Some(record))
+}
+
+/// `scope=following` on an update of the occurrence `id`: its series ends before it, and a
+/// new series (a new event: its own ID and slug) starts there with the rest of the rule, the
+/// occurrences from there on (their IDs kept) and the series' fields — which the update then
+/// changes. Named at the series' first occurrence, the whole series is the one updated.
+/// Returns the series the update applies to.
+pub(crate) fn split(tx: &mut WriteTx, id: u64, now: NaiveDateTime) -> ServiceResult<Event> {
+    let Some(of) = tx.occurrence_of(id)? else {
+        return Err(ServiceError::Invalid(vec![(
+            "scope".into(),
+            Invalid::new(
+                SubCode::ForbiddenValue,
+                "following applies to an occurrence of a series.",
+            ),
+        )]));
+    };
+    let (Some(mut series), Some(record)) = (
+        tx.series(of.series)?,
+        tx.get_record::<Event>(Kind::Event, of.series)?,
+    ) else {
+        return Err(ServiceError::EventNotFound);
+    };
+    let zone = Zone::parse(&record.timezone).unwrap_or(Zone::Utc);
+    let rule = Recurrence::parse(&series.lines).map_err(refused)?;
+    let horizon = series.horizon.unwrap_or(record.start_local);
+    let expansion = rule
+        .expand(record.start_local, &zone, record.all_day, horizon)
+        .map_err(refused)?;
+    let at_utc = of.original_start_utc;
+    // The wall clock the rule gave (a start in a daylight-saving gap was moved past it).
+    let at = expansion
+        .starts
+        .iter()
+        .chain(&expansion.excluded)
+        .find(|l| zone.to_utc(**l).naive_utc() == at_utc)
+        .copied()
+        .unwrap_or_else(|| zone.to_local(at_utc.and_utc()));
+    if at <= record.start_local {
+        return Ok(record);
+    }
+    let (before, after) = rule.split(record.start_local, &zone, record.all_day, at);
+    let (kept, moved): (Vec<Occurrence>, Vec<Occurrence>) = series
+        .occurrences
+        .iter()
+        .partition(|o| o.original_start_utc < at_utc);
+    series.lines = before;
+    series.occurrences = kept;
+    tx.set_series(record.post.id, Some(&series))?;
+    follow(tx, &record, None, now)?;
+
+    let id = tx.next_id(Sequence::Posts)?;
+    let language = record.post.language;
+    let mut next = record.clone();
+    next.post.id = id;
+    next.post.group = id;
+    next.post.modified_utc = now;
+    let slug = record
+        .post
+        .slug_before_trash
+        .clone()
+        .unwrap_or_else(|| record.post.slug.clone());
+    next.post.slug = super::posts::claim_slug(tx, Kind::Event, language, &slug, id)?;
+    next.post.slug_before_trash = None;
+    tx.set_group_member(Kind::Event, id, language, id)?;
+    next.start_local = at;
+    next.end_local = at + (record.end_local - record.start_local);
+    next.place_in(&zone);
+    for occurrence in &moved {
+        tx.set_occurrence(
+            occurrence.id,
+            Some(&OccurrenceOf {
+                series: id,
+                original_start_utc: occurrence.original_start_utc,
+            }),
+        )?;
+    }
+    tx.set_series(
+        id,
+        Some(&Series {
+            horizon: None,
+            lines: after,
+            occurrences: moved,
+        }),
+    )?;
+    tx.put_record(Kind::Event, id, &next)?;
+    Ok(next)
 }
 
 /// After an update wrote an occurrence's own record: it is an exception from now on, kept as

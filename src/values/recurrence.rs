@@ -54,6 +54,15 @@ enum Moment {
 }
 
 impl Moment {
+    /// The value as a line writes it, with its parameter.
+    fn written(self) -> String {
+        match self {
+            Moment::Date(d) => format!(";VALUE=DATE:{}", d.format("%Y%m%d")),
+            Moment::Local(t) => format!(":{}", t.format("%Y%m%dT%H%M%S")),
+            Moment::Instant(i) => format!(":{}", i.format("%Y%m%dT%H%M%SZ")),
+        }
+    }
+
     /// The wall clock in `zone` of an extra date, a date taking the series' time of day.
     fn local(self, zone: &Zone, time: NaiveTime) -> NaiveDateTime {
         match self {
@@ -101,6 +110,35 @@ pub(crate) struct Expansion {
     pub client_rule: Option<String>,
     pub client_start: Option<NaiveDateTime>,
     pub outside_rule: Vec<NaiveDateTime>,
+}
+
+/// A rule as people say it ("every week on Tuesday, until June 30"), for the common forms.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Summary {
+    pub every: Every,
+    /// 1 for every day (week, ...), 2 for every other one.
+    pub interval: u16,
+    pub end: End,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Every {
+    Day,
+    /// On these weekdays (none: the start's).
+    Week(Vec<chrono::Weekday>),
+    /// On this day of the month (-1: the last).
+    MonthDay(i8),
+    /// On the n-th (-1: last) weekday of the month.
+    MonthWeekday(i16, chrono::Weekday),
+    Year,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum End {
+    Never,
+    After(usize),
+    /// Until this date (in the event's zone).
+    Until(NaiveDate),
 }
 
 fn refusal(reason: String) -> Invalid {
@@ -249,6 +287,101 @@ impl Recurrence {
             client_rule,
         })
     }
+
+    /// The lines of the two series a series becomes when it is split at the wall clock `at`
+    /// (one of its starts, after its first): the first ends before `at`, the second starts
+    /// there with the rest of the rule — what is left of COUNT, the same UNTIL — and the extra
+    /// dates from `at` on. Excluded dates stay with both.
+    pub(crate) fn split(
+        &self,
+        first: NaiveDateTime,
+        zone: &Zone,
+        all_day: bool,
+        at: NaiveDateTime,
+    ) -> (Vec<String>, Vec<String>) {
+        let (mut before, mut after) = (Vec::new(), Vec::new());
+        if let Some(rule) = &self.rule {
+            let end = if all_day {
+                (at - chrono::Duration::days(1))
+                    .format("%Y%m%d")
+                    .to_string()
+            } else {
+                (zone.to_utc(at) - chrono::Duration::seconds(1))
+                    .format("%Y%m%dT%H%M%SZ")
+                    .to_string()
+            };
+            before.push(format!("RRULE:{};UNTIL={end}", rule.text));
+            let rest = match (rule.count, rule.until) {
+                (Some(count), _) => {
+                    let counted = rule.counted_before(first, at);
+                    format!(";COUNT={}", count.saturating_sub(counted).max(1))
+                }
+                (None, Some(until)) => format!(";UNTIL{}", until.written().replacen(':', "=", 1)),
+                (None, None) => String::new(),
+            };
+            after.push(format!("RRULE:{}{rest}", rule.text));
+        }
+        for m in &self.extra {
+            let line = format!("RDATE{}", m.written());
+            if m.local(zone, first.time()) < at {
+                before.push(line);
+            } else {
+                after.push(line);
+            }
+        }
+        for m in &self.excluded {
+            before.push(format!("EXDATE{}", m.written()));
+            after.push(format!("EXDATE{}", m.written()));
+        }
+        (before, after)
+    }
+
+    /// The rule in the common forms people name (see [`Summary`]); `None` for the others
+    /// (BYSETPOS, BYWEEKNO, several monthly days...) and for extra dates alone.
+    pub(crate) fn summary(&self, zone: &Zone) -> Option<Summary> {
+        use rrule::{Frequency, NWeekday};
+        let rule = self.rule.as_ref()?;
+        let p = &rule.parts;
+        if !p.get_by_set_pos().is_empty()
+            || !p.get_by_week_no().is_empty()
+            || !p.get_by_year_day().is_empty()
+            || !p.get_by_month().is_empty()
+        {
+            return None;
+        }
+        let days = p.get_by_weekday();
+        let month_days = p.get_by_month_day();
+        let every = match p.get_freq() {
+            Frequency::Daily if days.is_empty() && month_days.is_empty() => Every::Day,
+            Frequency::Weekly if month_days.is_empty() => Every::Week(
+                days.iter()
+                    .map(|d| match d {
+                        NWeekday::Every(w) => Some(*w),
+                        NWeekday::Nth(..) => None,
+                    })
+                    .collect::<Option<Vec<_>>>()?,
+            ),
+            Frequency::Monthly => match (days, month_days) {
+                ([], [day]) => Every::MonthDay(*day),
+                ([NWeekday::Nth(n, w)], []) => Every::MonthWeekday(*n, *w),
+                _ => return None,
+            },
+            Frequency::Yearly if days.is_empty() && month_days.is_empty() => Every::Year,
+            _ => return None,
+        };
+        let end = match (rule.count, rule.until) {
+            (Some(n), _) => End::After(n),
+            (None, Some(Moment::Date(d))) => End::Until(d),
+            (None, Some(Moment::Local(t))) => End::Until(t.date()),
+            (None, Some(Moment::Instant(i))) => End::Until(zone.to_local(i).date()),
+            (None, None) => End::Never,
+        };
+        Some(Summary {
+            every,
+            interval: p.get_interval(),
+            end,
+        })
+    }
 }
 
 /// The wall clock `HORIZON_MONTHS` after `now` in `zone`: where a never-ending rule stops.
@@ -275,6 +408,22 @@ fn bare(e: &rrule::RRuleError) -> String {
 }
 
 impl Rule {
+    /// How many of the starts COUNT counts come before the wall clock `at`: the first start,
+    /// and the ones the rule gives (EXDATE aside).
+    fn counted_before(&self, first: NaiveDateTime, at: NaiveDateTime) -> usize {
+        let floating = rrule::Tz::UTC.from_utc_datetime(&first);
+        let Ok(rule) = self.parts.clone().validate(floating) else {
+            return 1;
+        };
+        let set = rrule::RRuleSet::new(floating).rrule(rule).limit();
+        1 + (&set)
+            .into_iter()
+            .map(|s| s.naive_utc())
+            .take_while(|s| *s < at)
+            .filter(|s| *s != first)
+            .count()
+    }
+
     fn parse(value: &str) -> Result<Rule, String> {
         let mut kept = Vec::new();
         let mut count = None;

@@ -5,6 +5,7 @@
 
 use crate::model::Language;
 use crate::values::cost::Cost;
+use crate::values::recurrence::{End, Every, Summary};
 use chrono::{Locale, NaiveDate, NaiveDateTime, NaiveTime};
 use icu_decimal::input::Decimal;
 use icu_decimal::DecimalFormatter;
@@ -446,6 +447,154 @@ impl PageLocale {
         )
     }
 
+    /// A recurring event's rule in words: "Every week on Tuesday and Thursday, until June 30,
+    /// 2027", "Todo mês na segunda terça-feira, 10 vezes", "Todos los años".
+    pub(crate) fn rule(&self, rule: &Summary) -> String {
+        use chrono::Weekday;
+        let day_name = |w: Weekday| {
+            // 2024-01-01 was a Monday.
+            let monday = NaiveDate::from_ymd_opt(2024, 1, 1).expect("a date");
+            self.date_format(
+                monday + chrono::Duration::days(i64::from(w.num_days_from_monday())),
+                "%A",
+            )
+        };
+        let and = match self.language {
+            Language::En => " and ",
+            Language::PtBr => " e ",
+            Language::Es => " y ",
+        };
+        let list = |days: &[Weekday]| {
+            let names: Vec<String> = days.iter().map(|d| day_name(*d)).collect();
+            match names.split_last() {
+                Some((last, [])) => last.clone(),
+                Some((last, rest)) => format!("{}{and}{last}", rest.join(", ")),
+                None => String::new(),
+            }
+        };
+        let n = rule.interval;
+        let every = |one: &str, many: &str| {
+            if n <= 1 {
+                one.to_string()
+            } else {
+                fill(many, "n", &n.to_string())
+            }
+        };
+        // Portuguese ordinals agree with the weekday: feminine but for sábado and domingo.
+        let ordinal = |k: i16, w: Weekday| -> &'static str {
+            let masculine = matches!(w, Weekday::Sat | Weekday::Sun);
+            match (self.language, k, masculine) {
+                (Language::En, 1, _) => "first",
+                (Language::En, 2, _) => "second",
+                (Language::En, 3, _) => "third",
+                (Language::En, 4, _) => "fourth",
+                (Language::En, -2, _) => "second to last",
+                (Language::En, _, _) if k < 0 => "last",
+                (Language::En, _, _) => "fifth",
+                (Language::PtBr, 1, false) => "primeira",
+                (Language::PtBr, 1, true) => "primeiro",
+                (Language::PtBr, 2, false) => "segunda",
+                (Language::PtBr, 2, true) => "segundo",
+                (Language::PtBr, 3, false) => "terceira",
+                (Language::PtBr, 3, true) => "terceiro",
+                (Language::PtBr, 4, false) => "quarta",
+                (Language::PtBr, 4, true) => "quarto",
+                (Language::PtBr, -2, false) => "penúltima",
+                (Language::PtBr, -2, true) => "penúltimo",
+                (Language::PtBr, _, false) if k < 0 => "última",
+                (Language::PtBr, _, true) if k < 0 => "último",
+                (Language::PtBr, _, false) => "quinta",
+                (Language::PtBr, _, true) => "quinto",
+                (Language::Es, 1, _) => "primer",
+                (Language::Es, 2, _) => "segundo",
+                (Language::Es, 3, _) => "tercer",
+                (Language::Es, 4, _) => "cuarto",
+                (Language::Es, -2, _) => "penúltimo",
+                (Language::Es, _, _) if k < 0 => "último",
+                (Language::Es, _, _) => "quinto",
+            }
+        };
+        let text = match (&rule.every, self.language) {
+            (Every::Day, Language::En) => every("Every day", "Every {n} days"),
+            (Every::Day, Language::PtBr) => every("Todos os dias", "A cada {n} dias"),
+            (Every::Day, Language::Es) => every("Todos los días", "Cada {n} días"),
+            (Every::Week(days), language) => {
+                let head = match language {
+                    Language::En => every("Every week", "Every {n} weeks"),
+                    Language::PtBr => every("Toda semana", "A cada {n} semanas"),
+                    Language::Es => every("Todas las semanas", "Cada {n} semanas"),
+                };
+                match (days.is_empty(), language) {
+                    (true, _) => head,
+                    (false, Language::En) => format!("{head} on {}", list(days)),
+                    (false, _) => format!("{head}: {}", list(days)),
+                }
+            }
+            (Every::MonthDay(d), language) => {
+                let head = match language {
+                    Language::En => every("Every month", "Every {n} months"),
+                    Language::PtBr => every("Todo mês", "A cada {n} meses"),
+                    Language::Es => every("Todos los meses", "Cada {n} meses"),
+                };
+                let day = match (language, *d) {
+                    (Language::En, -1) => "on the last day".to_string(),
+                    (Language::PtBr, -1) => "no último dia".to_string(),
+                    (Language::Es, -1) => "el último día".to_string(),
+                    (Language::En, d) => format!("on day {d}"),
+                    (Language::PtBr, d) => format!("no dia {d}"),
+                    (Language::Es, d) => format!("el día {d}"),
+                };
+                format!("{head} {day}")
+            }
+            (Every::MonthWeekday(k, w), language) => {
+                let name = day_name(*w);
+                match language {
+                    Language::En => format!(
+                        "{} on the {} {name}",
+                        every("Every month", "Every {n} months"),
+                        ordinal(*k, *w)
+                    ),
+                    Language::PtBr => {
+                        let article = if matches!(w, Weekday::Sat | Weekday::Sun) {
+                            "no"
+                        } else {
+                            "na"
+                        };
+                        format!(
+                            "{} {article} {} {name}",
+                            every("Todo mês", "A cada {n} meses"),
+                            ordinal(*k, *w)
+                        )
+                    }
+                    Language::Es => format!(
+                        "{} el {} {name}",
+                        every("Todos los meses", "Cada {n} meses"),
+                        ordinal(*k, *w)
+                    ),
+                }
+            }
+            (Every::Year, Language::En) => every("Every year", "Every {n} years"),
+            (Every::Year, Language::PtBr) => every("Todo ano", "A cada {n} anos"),
+            (Every::Year, Language::Es) => every("Todos los años", "Cada {n} años"),
+        };
+        let end = match (&rule.end, self.language) {
+            (End::Never, _) => String::new(),
+            (End::After(n), Language::En) => format!(", {} times", self.count(*n)),
+            (End::After(n), Language::PtBr) => format!(", {} vezes", self.count(*n)),
+            (End::After(n), Language::Es) => format!(", {} veces", self.count(*n)),
+            (End::Until(d), Language::En) => {
+                format!(", until {}", self.date_format(*d, "%B %-d, %Y"))
+            }
+            (End::Until(d), Language::PtBr) => {
+                format!(", até {}", self.date_format(*d, "%-d de %B de %Y"))
+            }
+            (End::Until(d), Language::Es) => {
+                format!(", hasta el {}", self.date_format(*d, "%-d de %B de %Y"))
+            }
+        };
+        format!("{text}{end}")
+    }
+
     /// When an event happens, as people write it: one day or several, all day or from a time
     /// to another (an end after midnight, within a day, is "the next day"), and the event's
     /// zone when it is not the site's.
@@ -558,6 +707,60 @@ mod tests {
             .unwrap()
             .and_hms_opt(h, min, 0)
             .unwrap()
+    }
+
+    #[test]
+    fn rules_are_said_in_each_language() {
+        use crate::values::recurrence::Recurrence;
+        let said = |language: Language, line: &str| {
+            let rule = Recurrence::parse(&[line.to_string()]).unwrap();
+            let summary = rule.summary(&crate::values::timezone::Zone::Utc);
+            PageLocale::of(language).rule(&summary.expect("a common form"))
+        };
+        let weekly = "RRULE:FREQ=WEEKLY;BYDAY=TU,TH;UNTIL=20270630T235959Z";
+        assert_eq!(
+            said(Language::En, weekly),
+            "Every week on Tuesday and Thursday, until June 30, 2027"
+        );
+        assert_eq!(
+            said(Language::PtBr, weekly),
+            "Toda semana: terça e quinta, até 30 de junho de 2027"
+        );
+        assert_eq!(
+            said(Language::Es, weekly),
+            "Todas las semanas: martes y jueves, hasta el 30 de junio de 2027"
+        );
+        let monthly = "RRULE:FREQ=MONTHLY;BYDAY=2SA;COUNT=10";
+        assert_eq!(
+            said(Language::En, monthly),
+            "Every month on the second Saturday, 10 times"
+        );
+        assert_eq!(
+            said(Language::PtBr, monthly),
+            "Todo mês no segundo sábado, 10 vezes"
+        );
+        assert_eq!(
+            said(Language::Es, monthly),
+            "Todos los meses el segundo sábado, 10 veces"
+        );
+        assert_eq!(
+            said(Language::PtBr, "RRULE:FREQ=MONTHLY;BYDAY=-1FR"),
+            "Todo mês na última sexta"
+        );
+        assert_eq!(
+            said(Language::En, "RRULE:FREQ=DAILY;INTERVAL=2"),
+            "Every 2 days"
+        );
+        assert_eq!(
+            said(Language::Es, "RRULE:FREQ=MONTHLY;BYMONTHDAY=-1"),
+            "Todos los meses el último día"
+        );
+        assert!(
+            Recurrence::parse(&["RRULE:FREQ=MONTHLY;BYDAY=MO,TU;BYSETPOS=-1".into()])
+                .unwrap()
+                .summary(&crate::values::timezone::Zone::Utc)
+                .is_none()
+        );
     }
 
     #[test]

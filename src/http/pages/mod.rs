@@ -880,6 +880,7 @@ fn event_page(
     ctx.alternates = record_alternates(ctx, RecordKind::Event, &event.post.slug, &slugs);
     let (previous, next) = views::neighbours(state, language, &event)?;
     let next_dates = views::next_dates(state, language, &event)?;
+    let rule = views::rule(state, &event)?.map(|r| ctx.locale.rule(&r));
     let title = crate::values::text::plain_text(&event.post.title);
     let text = |s: &str| url::form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
     let (start, end) = (event.start_utc.and_utc(), event.end_utc.and_utc());
@@ -947,6 +948,7 @@ fn event_page(
         previous: previous.as_ref(),
         next: next.as_ref(),
         next_dates: &next_dates,
+        rule,
         locked,
     };
     let status = if tried && !open {

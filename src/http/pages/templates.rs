@@ -629,8 +629,9 @@ pub(crate) struct EventPage<'a> {
     pub outlook: String,
     pub previous: Option<&'a Event>,
     pub next: Option<&'a Event>,
-    /// The next occurrences of a recurring event.
+    /// The next occurrences of a recurring event, and its rule in words.
     pub next_dates: &'a [Event],
+    pub rule: Option<String>,
     /// A password form instead of what the password protects; `wrong` after a failed try.
     pub locked: Option<bool>,
 }
@@ -648,6 +649,7 @@ pub(crate) fn event_page(ctx: &PageCtx, page: &EventPage) -> Markup {
                 (ctx.locale.event_span(e.start_local, e.end_local, e.all_day, zone_note(ctx, e).as_deref()))
                 @if e.featured && page.locked.is_none() { " " span.badge { span aria-hidden="true" { "★ " } (t.featured) } }
             }
+            @if let Some(rule) = &page.rule { p.repeats { (rule) } }
             @if let Some(wrong) = page.locked {
                 form.password method="post" action=(event_path(ctx, e)) {
                     p { (t.protected) }
@@ -939,6 +941,7 @@ mod tests {
                 previous: Some(&e),
                 next: None,
                 next_dates: std::slice::from_ref(&e),
+                rule: Some("Every week <on> Tuesday".into()),
                 locked: None,
             };
             let html = event_page(ctx, &page).into_string();

@@ -307,6 +307,14 @@ pub(crate) fn next_dates(
     crate::service::series::next_dates(&state.store, &request(language), event, 5)
 }
 
+/// A recurring event's rule, for its words (see `service::series::summary`).
+pub(crate) fn rule(
+    state: &AppState,
+    event: &Event,
+) -> ServiceResult<Option<crate::values::recurrence::Summary>> {
+    crate::service::series::summary(&state.store, event)
+}
+
 /// The published events starting just before and just after `event` (events starting at the
 /// same moment are not its neighbours).
 pub(crate) fn neighbours(

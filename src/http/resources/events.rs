@@ -161,6 +161,8 @@ fn write_params(create: bool) -> Vec<ParamSpec> {
         ParamSpec::query("post_parent", ParamKind::Integer { minimum: Some(0), maximum: None }),
         ParamSpec::query("recurrence", ParamKind::Raw(r#"{"type": ["array", "string", "null"], "items": {"type": "string"}}"#))
             .describe("Extension: makes the event a series. RFC 5545 lines (RRULE, RDATE, EXDATE), as a list or one per line; [] or \"\" stops the repeating. The rule expands from start_date in the event's time zone."),
+        ParamSpec::query("scope", ParamKind::Enum(&["this", "following"]))
+            .describe("Extension, on an occurrence of a series: this (the default) changes that occurrence alone; following splits the series there, and the update changes the new series that starts at it."),
     ]);
     specs
 }
@@ -491,6 +493,7 @@ fn event_fields(params: &mut Params) -> EventFields {
         post_parent: params.i64("post_parent").map(|p| p as u64),
         slug: params.str("slug").map(str::to_string),
         recurrence,
+        following: params.str("scope") == Some("following"),
     }
 }
 
