@@ -810,3 +810,104 @@ fn this_and_following_splits_a_series_keeping_every_occurrence_id() {
     );
     assert_invalid_param_names(&r, &["scope"]);
 }
+
+/// A series write is one transaction: killed with SIGKILL among series writes, the server
+/// restarts with every acknowledged series and its occurrences as acknowledged, the write in
+/// flight wholly applied or wholly absent, and no occurrence without its series.
+#[test]
+fn series_writes_survive_sigkill_whole() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let (_tmp, dir) = fresh_data_dir(&[ADMIN]);
+    let srv = Server::start(serve_cmd(&dir), None, "server");
+    let http = Http::new(
+        &srv.public,
+        Some(&ADMIN),
+        std::time::Duration::from_secs(20),
+    );
+    let word = tok();
+    let stop = AtomicBool::new(false);
+    // (series ID, occurrences acknowledged, occurrences of the write in flight if unanswered)
+    let outcome: Vec<(i64, usize, Option<usize>)> = std::thread::scope(|sc| {
+        let writer = sc.spawn(|| {
+            let mut known: Vec<(i64, usize, Option<usize>)> = Vec::new();
+            for n in 0usize.. {
+                if stop.load(Ordering::SeqCst) {
+                    break;
+                }
+                let count = 3 + n % 5;
+                let body = json!({"title": format!("Kept {word} {n}"),
+                                  "start_date": "2031-01-06 10:00:00",
+                                  "end_date": "2031-01-06 11:00:00",
+                                  "recurrence": [format!("RRULE:FREQ=DAILY;COUNT={count}")]});
+                let Ok(r) = http.try_send("POST", "/events", Some(&body)) else {
+                    break;
+                };
+                if r.status != 201 {
+                    break;
+                }
+                let id = id_of(&r.body);
+                known.push((id, count, None));
+                let longer = count + 4;
+                let r = http.try_send(
+                    "PATCH",
+                    &format!("/events/{id}"),
+                    Some(&json!({"recurrence": [format!("RRULE:FREQ=DAILY;COUNT={longer}")]})),
+                );
+                let last = known.last_mut().unwrap();
+                if r.is_ok_and(|r| r.status == 200) {
+                    last.1 = longer;
+                } else {
+                    last.2 = Some(longer);
+                    break;
+                }
+            }
+            known
+        });
+        std::thread::sleep(std::time::Duration::from_millis(1500));
+        srv.signal("KILL");
+        stop.store(true, Ordering::SeqCst);
+        writer.join().unwrap()
+    });
+    drop(srv);
+    assert!(
+        outcome.len() > 3,
+        "too few writes before the kill: {outcome:?}"
+    );
+    let srv = Server::start(serve_cmd(&dir), None, "restart after SIGKILL");
+    let mut listed: std::collections::BTreeMap<i64, usize> = Default::default();
+    for page in 1.. {
+        let r = srv.send(
+            "GET",
+            &format!(
+                "{}?search={word}&start_date=2031-01-01&end_date=2031-12-31&per_page=50&page={page}",
+                events()
+            ),
+            Some(&ADMIN),
+            None,
+        );
+        if r.status != 200 {
+            break;
+        }
+        let items = r.json()["events"].as_array().cloned().unwrap_or_default();
+        for e in &items {
+            let series = e["series_id"]
+                .as_i64()
+                .unwrap_or_else(|| panic!("an event without its series: {e}"));
+            *listed.entry(series).or_default() += 1;
+        }
+        if items.len() < 50 {
+            break;
+        }
+    }
+    for (id, acknowledged, in_flight) in &outcome {
+        let found = listed.remove(id).unwrap_or(0);
+        assert!(
+            found == *acknowledged || Some(found) == *in_flight,
+            "series {id}: {found} occurrences listed, {acknowledged} acknowledged ({in_flight:?} in flight)"
+        );
+        let series = srv.send("GET", &ev(*id), Some(&ADMIN), None);
+        assert_eq!(series.status, 200, "{}", series.describe());
+    }
+    // At most the create in flight, wholly applied, is listed besides.
+    assert!(listed.len() <= 1, "series nobody acknowledged: {listed:?}");
+}
