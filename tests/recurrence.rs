@@ -630,6 +630,25 @@ fn each_occurrence_has_a_page_that_offers_the_next_dates() {
     assert!(html.contains(&format!("Choir {word}")), "{html}");
     assert!(html.contains("Next dates"), "{html}");
     assert!(html.contains("Every week, 8 times"), "{html}");
+    // UNTIL at 23:59:59 UTC is the next day in Lisbon's summer: the words name the last one.
+    let until = series(
+        &format!("Reading {word}"),
+        "Europe/Lisbon",
+        "2027-05-04 19:00:00",
+        &["RRULE:FREQ=WEEKLY;BYDAY=TU;UNTIL=20270629T235959Z"],
+    );
+    let page = srv().send(
+        "GET",
+        &format!("/event/{}/2027-05-11/", until["slug"].as_str().unwrap()),
+        None,
+        None,
+    );
+    assert!(
+        page.text()
+            .contains("Every week on Tuesday, until June 29, 2027"),
+        "{}",
+        page.text()
+    );
     for later in [
         "2027-05-18",
         "2027-05-25",

@@ -115,7 +115,7 @@ pub(crate) fn next_dates(
 }
 
 /// The rule of the series `event` belongs to (or is), in words' terms, if it has a common
-/// form (see `recurrence::Summary`).
+/// form (see `recurrence::Summary`), ending on the day of its last occurrence.
 pub(crate) fn summary(store: &Store, event: &Event) -> ServiceResult<Option<recurrence::Summary>> {
     let rx = store.read()?;
     let series_id = match rx.occurrence_of(event.post.id)? {
@@ -125,10 +125,28 @@ pub(crate) fn summary(store: &Store, event: &Event) -> ServiceResult<Option<recu
     let Some(series) = rx.series(series_id)? else {
         return Ok(None);
     };
-    let zone = Zone::parse(&event.timezone).unwrap_or(Zone::Utc);
-    Ok(Recurrence::parse(&series.lines)
-        .ok()
-        .and_then(|r| r.summary(&zone)))
+    let Some(record) = rx.get_record::<Event>(Kind::Event, series_id)? else {
+        return Ok(None);
+    };
+    let zone = Zone::parse(&record.timezone).unwrap_or(Zone::Utc);
+    let Ok(rule) = Recurrence::parse(&series.lines) else {
+        return Ok(None);
+    };
+    let mut summary = rule.summary(&zone);
+    // "Until" names the last occurrence's day (an UNTIL just after midnight UTC may be the
+    // next day in the event's zone).
+    if let Some(s) = summary
+        .as_mut()
+        .filter(|s| matches!(s.end, recurrence::End::Until(_)))
+    {
+        let horizon = series.horizon.unwrap_or(record.start_local);
+        if let Ok(expansion) = rule.expand(record.start_local, &zone, record.all_day, horizon) {
+            if let Some(last) = expansion.starts.iter().chain(&expansion.excluded).max() {
+                s.end = recurrence::End::Until(last.date());
+            }
+        }
+    }
+    Ok(summary)
 }
 
 /// Brings the occurrences of `event` in line with it after its record was written: with
