@@ -16,6 +16,9 @@ pub fn node_dir() -> PathBuf {
 /// tests/browser/node_modules as package-lock.json says (`npm ci` when missing, older than the
 /// lock, or without one of the `required` files).
 pub fn ensure_node_modules(required: &[&str]) {
+    // Tests of one binary run in parallel: one `npm ci` at a time.
+    static INSTALLING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one = INSTALLING.lock().unwrap_or_else(|e| e.into_inner());
     let dir = node_dir();
     let lock = dir.join("package-lock.json");
     let modules = dir.join("node_modules");
