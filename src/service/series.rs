@@ -42,6 +42,11 @@ pub(crate) fn recurring(rx: &impl Reads, id: u64) -> StoreResult<Recurring> {
     })
 }
 
+/// The series `id` belongs to: its own ID for a series (or a single event).
+fn series_of(rx: &impl Reads, id: u64) -> StoreResult<u64> {
+    Ok(rx.occurrence_of(id)?.map_or(id, |of| of.series))
+}
+
 /// The record a change of the event `id` is made on: its series for an occurrence that has
 /// not been changed on its own (its fields are the series'), else the event itself.
 pub(crate) fn owner(rx: &impl Reads, id: u64) -> ServiceResult<u64> {
@@ -86,10 +91,7 @@ pub(crate) fn next_dates(
     n: usize,
 ) -> ServiceResult<Vec<Event>> {
     let rx = store.read()?;
-    let series_id = match rx.occurrence_of(event.post.id)? {
-        Some(of) => of.series,
-        None => event.post.id,
-    };
+    let series_id = series_of(&rx, event.post.id)?;
     let Some(series) = rx.series(series_id)? else {
         return Ok(Vec::new());
     };
@@ -118,10 +120,7 @@ pub(crate) fn next_dates(
 /// form (see `recurrence::Summary`), ending on the day of its last occurrence.
 pub(crate) fn summary(store: &Store, event: &Event) -> ServiceResult<Option<recurrence::Summary>> {
     let rx = store.read()?;
-    let series_id = match rx.occurrence_of(event.post.id)? {
-        Some(of) => of.series,
-        None => event.post.id,
-    };
+    let series_id = series_of(&rx, event.post.id)?;
     let Some(series) = rx.series(series_id)? else {
         return Ok(None);
     };
@@ -139,8 +138,7 @@ pub(crate) fn summary(store: &Store, event: &Event) -> ServiceResult<Option<recu
         .as_mut()
         .filter(|s| matches!(s.end, recurrence::End::Until(_)))
     {
-        let horizon = series.horizon.unwrap_or(record.start_local);
-        if let Ok(expansion) = rule.expand(record.start_local, &zone, record.all_day, horizon) {
+        if let Ok((_, expansion)) = expand_stored(&series, &record, &zone) {
             if let Some(last) = expansion.starts.iter().chain(&expansion.excluded).max() {
                 s.end = recurrence::End::Until(last.date());
             }
@@ -377,21 +375,8 @@ fn series_feed(
     out: &mut Vec<FeedRecord>,
 ) -> ServiceResult<()> {
     let zone = Zone::parse(&record.timezone).unwrap_or(Zone::Utc);
-    let horizon = series.horizon.unwrap_or(record.start_local);
-    let expansion = Recurrence::parse(&series.lines)
-        .and_then(|r| r.expand(record.start_local, &zone, record.all_day, horizon))
-        .map_err(refused)?;
-    let local = |o: &Occurrence| {
-        let utc = o.original_start_utc.and_utc();
-        // The wall clock the rule gave: a start in a daylight-saving gap was moved past it.
-        expansion
-            .starts
-            .iter()
-            .chain(&expansion.excluded)
-            .find(|l| zone.to_utc(**l) == utc)
-            .copied()
-            .unwrap_or_else(|| zone.to_local(utc))
-    };
+    let (_, expansion) = expand_stored(series, record, &zone).map_err(refused)?;
+    let local = |o: &Occurrence| expansion.wall_clock(&zone, o.original_start_utc);
     // Clients place a wall clock skipped or repeated by a daylight-saving change in different
     // ways (ICAL.js with the offset after the change): such occurrences leave the rule and are
     // events of their own.
@@ -561,20 +546,9 @@ pub(crate) fn split(tx: &mut WriteTx, id: u64, now: NaiveDateTime) -> ServiceRes
         return Err(ServiceError::EventNotFound);
     };
     let zone = Zone::parse(&record.timezone).unwrap_or(Zone::Utc);
-    let rule = Recurrence::parse(&series.lines).map_err(refused)?;
-    let horizon = series.horizon.unwrap_or(record.start_local);
-    let expansion = rule
-        .expand(record.start_local, &zone, record.all_day, horizon)
-        .map_err(refused)?;
+    let (rule, expansion) = expand_stored(&series, &record, &zone).map_err(refused)?;
     let at_utc = of.original_start_utc;
-    // The wall clock the rule gave (a start in a daylight-saving gap was moved past it).
-    let at = expansion
-        .starts
-        .iter()
-        .chain(&expansion.excluded)
-        .find(|l| zone.to_utc(**l).naive_utc() == at_utc)
-        .copied()
-        .unwrap_or_else(|| zone.to_local(at_utc.and_utc()));
+    let at = expansion.wall_clock(&zone, at_utc);
     if at <= record.start_local {
         return Ok(record);
     }
@@ -648,6 +622,19 @@ pub(crate) fn settle(tx: &mut WriteTx, event: &Event) -> ServiceResult<()> {
         }
     }
     Ok(())
+}
+
+/// A series' stored rule and its occurrences' starts as last materialized (to the stored
+/// horizon of a never-ending rule).
+fn expand_stored(
+    series: &Series,
+    record: &Event,
+    zone: &Zone,
+) -> Result<(Recurrence, recurrence::Expansion), Invalid> {
+    let rule = Recurrence::parse(&series.lines)?;
+    let horizon = series.horizon.unwrap_or(record.start_local);
+    let expansion = rule.expand(record.start_local, zone, record.all_day, horizon)?;
+    Ok((rule, expansion))
 }
 
 fn refused(why: Invalid) -> ServiceError {

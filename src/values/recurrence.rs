@@ -141,6 +141,19 @@ pub(crate) enum End {
     Until(NaiveDate),
 }
 
+impl Expansion {
+    /// The wall clock the rule gave the occurrence starting at `utc` (a start in a
+    /// daylight-saving gap was moved past it, so its instant's wall clock differs).
+    pub(crate) fn wall_clock(&self, zone: &Zone, utc: NaiveDateTime) -> NaiveDateTime {
+        self.starts
+            .iter()
+            .chain(&self.excluded)
+            .find(|l| zone.to_utc(**l).naive_utc() == utc)
+            .copied()
+            .unwrap_or_else(|| zone.to_local(utc.and_utc()))
+    }
+}
+
 fn refusal(reason: String) -> Invalid {
     Invalid::new(SubCode::InvalidFormat, reason)
 }
