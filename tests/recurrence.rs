@@ -835,7 +835,7 @@ fn this_and_following_splits_a_series_keeping_every_occurrence_id() {
 /// flight wholly applied or wholly absent, and no occurrence without its series.
 #[test]
 fn series_writes_survive_sigkill_whole() {
-    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     let (_tmp, dir) = fresh_data_dir(&[ADMIN]);
     let srv = Server::start(serve_cmd(&dir), None, "server");
     let http = Http::new(
@@ -845,6 +845,7 @@ fn series_writes_survive_sigkill_whole() {
     );
     let word = tok();
     let stop = AtomicBool::new(false);
+    let acknowledged = AtomicUsize::new(0);
     // (series ID, occurrences acknowledged, occurrences of the write in flight if unanswered)
     let outcome: Vec<(i64, usize, Option<usize>)> = std::thread::scope(|sc| {
         let writer = sc.spawn(|| {
@@ -866,6 +867,7 @@ fn series_writes_survive_sigkill_whole() {
                 }
                 let id = id_of(&r.body);
                 known.push((id, count, None));
+                acknowledged.fetch_add(1, Ordering::SeqCst);
                 let longer = count + 4;
                 let r = http.try_send(
                     "PATCH",
@@ -882,7 +884,12 @@ fn series_writes_survive_sigkill_whole() {
             }
             known
         });
-        std::thread::sleep(std::time::Duration::from_millis(1500));
+        // Killed in the middle of the writes, however slow a busy machine makes them.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while acknowledged.load(Ordering::SeqCst) < 6 && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(150));
         srv.signal("KILL");
         stop.store(true, Ordering::SeqCst);
         writer.join().unwrap()

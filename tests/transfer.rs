@@ -119,6 +119,7 @@ fn fill(srv: &Server) -> Vec<String> {
         .user(&ADMIN)
         .send();
     assert_eq!(r.status, 200, "{}", r.describe());
+    let series = yoga(srv);
     let mut paths = vec![
         format!("categories/{}", music["id"]),
         format!("categories/{}", jazz["id"]),
@@ -139,9 +140,64 @@ fn fill(srv: &Server) -> Vec<String> {
         "categories?per_page=50".to_string(),
         "venues?search=harbour".to_string(),
         "events/by-slug/jazz-night".to_string(),
+        "events?search=yoga&start_date=2027-01-01&status=publish,trash".to_string(),
     ];
+    paths.extend(series.iter().map(|id| format!("events/{id}")));
     paths.iter_mut().for_each(|p| *p = format!("{NS}/{p}"));
     paths
+}
+
+/// A weekly series across Lisbon's clock change with an exception, a cancelled occurrence and
+/// a split ("this and following" from the seventh); the IDs of the series, the exception, the
+/// cancelled occurrence and the second series.
+fn yoga(srv: &Server) -> [u64; 4] {
+    let first = created(
+        srv,
+        "events",
+        json!({"title": "Morning Yoga", "start_date": "2027-03-02 08:00:00",
+               "end_date": "2027-03-02 09:00:00", "timezone": "Europe/Lisbon",
+               "recurrence": ["RRULE:FREQ=WEEKLY;COUNT=8"]}),
+    );
+    let list = srv
+        .get_as(
+            &format!("{NS}/events?search=yoga&start_date=2027-01-01"),
+            &ADMIN,
+        )
+        .json();
+    let ids: Vec<u64> = list["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["id"].as_u64().unwrap())
+        .collect();
+    assert_eq!(ids.len(), 8, "{list}");
+    let change = |id: u64, query: &str, body: Value| {
+        let r = srv
+            .req("PATCH", &format!("{NS}/events/{id}{query}"))
+            .user(&ADMIN)
+            .json_body(&body)
+            .send();
+        assert_eq!(r.status, 200, "{}", r.describe());
+        r.json()
+    };
+    change(ids[2], "", json!({"title": "Morning Yoga in the Park"}));
+    let r = srv
+        .req("DELETE", &format!("{NS}/events/{}", ids[4]))
+        .user(&ADMIN)
+        .send();
+    assert_eq!(r.status, 200, "{}", r.describe());
+    let second = change(
+        ids[6],
+        "?scope=following",
+        json!({"title": "Evening Yoga", "start_date": "2027-04-13 19:00:00",
+               "end_date": "2027-04-13 20:00:00"}),
+    );
+    [
+        first["id"].as_u64().unwrap(),
+        ids[2],
+        ids[4],
+        second["id"].as_u64().unwrap(),
+    ]
 }
 
 fn answers(srv: &Server, paths: &[String]) -> Vec<(u16, Value)> {
@@ -169,7 +225,7 @@ fn an_export_imported_into_an_empty_directory_answers_exactly_as_the_original() 
     assert_eq!(out.code, Some(0), "{}", out.describe());
     assert!(
         out.stderr
-            .contains("exported 6 events, 2 venues, 1 organizers, 2 categories, 1 tags"),
+            .contains("exported 9 events, 2 venues, 1 organizers, 2 categories, 1 tags"),
         "{}",
         out.describe()
     );
@@ -194,7 +250,7 @@ fn an_export_imported_into_an_empty_directory_answers_exactly_as_the_original() 
             "organizers"
         ]
         .iter()
-        .chain(["events"; 6].iter())
+        .chain(["events"; 9].iter())
         .map(|s| s.to_string())
         .collect::<Vec<_>>(),
         "references point backwards"
@@ -209,7 +265,7 @@ fn an_export_imported_into_an_empty_directory_answers_exactly_as_the_original() 
     assert_eq!(out.code, Some(0), "{}", out.describe());
     assert!(
         out.stdout.contains(
-            "imported 6 events, 2 venues, 1 organizers, 2 categories, 1 tags; refused 0 lines"
+            "imported 9 events, 2 venues, 1 organizers, 2 categories, 1 tags; refused 0 lines"
         ),
         "{}",
         out.describe()
@@ -296,13 +352,32 @@ fn refused_lines_are_reported_and_leave_nothing_while_the_others_load() {
         /* 16 */ json!({"resource": "events", "data": [1]}).to_string(),
         /* 17 */
         r#"{"resource": "events", "data": {"id": 30, "title": "a", "title": "b"}}"#.to_string(),
+        /* 18 */
+        event(
+            31,
+            "stray/2027-02-01",
+            json!({"series_id": 10, "recurrence_id": "2027-02-01 09:00:00"}),
+        ),
+        /* 19 */
+        event(
+            32,
+            "hourly",
+            json!({"recurrence": ["RRULE:FREQ=HOURLY"], "occurrences": []}),
+        ),
+        /* 20 */
+        event(
+            33,
+            "claims-ten",
+            json!({"recurrence": ["RRULE:FREQ=DAILY;COUNT=2"], "occurrences": [
+                {"id": 10, "recurrence_id": "2027-02-01 09:00:00", "state": "plain"}]}),
+        ),
     ];
     std::fs::write(&file, lines.join("\n")).unwrap();
     let out = import(&dir, &file);
     assert_eq!(out.code, Some(1), "{}", out.describe());
     assert!(
         out.stdout.contains(
-            "imported 3 events, 1 venues, 0 organizers, 0 categories, 0 tags; refused 12 lines"
+            "imported 3 events, 1 venues, 0 organizers, 0 categories, 0 tags; refused 15 lines"
         ),
         "{}",
         out.describe()
@@ -320,6 +395,23 @@ fn refused_lines_are_reported_and_leave_nothing_while_the_others_load() {
     assert!(
         out.stderr
             .contains("line 17: not a JSON object: duplicate field `title`"),
+        "{}",
+        out.describe()
+    );
+    assert!(
+        out.stderr
+            .contains("line 18: is no occurrence of the series 10 at `recurrence_id`"),
+        "{}",
+        out.describe()
+    );
+    assert!(
+        out.stderr.contains("line 19: `recurrence` "),
+        "{}",
+        out.describe()
+    );
+    assert!(
+        out.stderr
+            .contains("line 20: `occurrences` names ID 10, which is already in use"),
         "{}",
         out.describe()
     );
@@ -346,7 +438,7 @@ fn refused_lines_are_reported_and_leave_nothing_while_the_others_load() {
     assert_eq!(ids, [10, 17, 18], "{}", listed.describe());
     let two = srv.get_as(&format!("{NS}/events/17"), &ADMIN).json();
     assert_eq!(two["image"]["id"], 40, "{two}");
-    for id in [11, 12, 13, 14, 15, 16, 19] {
+    for id in [11, 12, 13, 14, 15, 16, 19, 31, 32, 33] {
         assert_eq!(
             srv.get_as(&format!("{NS}/events/{id}"), &ADMIN).status,
             404,
@@ -485,14 +577,14 @@ fn a_calendar_copied_over_http_exports_exactly_as_its_source_and_follows_its_cha
     assert_eq!(out.code, Some(0), "{}", out.describe());
     assert_eq!(
         out.stdout.trim(),
-        "added 15, updated 0, unchanged 0, trashed 0, refused 0",
+        "added 18, updated 0, unchanged 0, trashed 0, refused 0",
         "{}",
         out.describe()
     );
     let again = copy_from(&srv, &copy, &["--mirror"]);
     assert_eq!(
         again.stdout.trim(),
-        "added 0, updated 0, unchanged 15, trashed 0, refused 0",
+        "added 0, updated 0, unchanged 18, trashed 0, refused 0",
         "{}",
         again.describe()
     );
@@ -529,10 +621,25 @@ fn a_calendar_copied_over_http_exports_exactly_as_its_source_and_follows_its_cha
         .user(&ADMIN)
         .send();
     assert_eq!(r.status, 200, "{}", r.describe());
+    // A cancelled occurrence changes its series (whose own record stays as it was).
+    let yoga = srv
+        .get_as(
+            &format!("{NS}/events?search=yoga&start_date=2027-01-01"),
+            &ADMIN,
+        )
+        .json();
+    let r = srv
+        .req(
+            "DELETE",
+            &format!("{NS}/events/{}", yoga["events"][1]["id"]),
+        )
+        .user(&ADMIN)
+        .send();
+    assert_eq!(r.status, 200, "{}", r.describe());
     let mirrored = copy_from(&srv, &copy, &["--mirror"]);
     assert_eq!(
         mirrored.stdout.trim(),
-        "added 0, updated 1, unchanged 13, trashed 1, refused 0",
+        "added 0, updated 2, unchanged 15, trashed 1, refused 0",
         "{}",
         mirrored.describe()
     );

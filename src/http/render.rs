@@ -452,8 +452,8 @@ pub(crate) fn event(e: &crate::model::event::Event, parts: EventParts) -> Value 
     m.insert("post_parent".into(), json!(e.post_parent));
     match parts.recurring {
         Recurring::Single => {}
-        Recurring::Series(lines) => {
-            m.insert("recurrence".into(), json!(lines));
+        Recurring::Series(series) => {
+            m.insert("recurrence".into(), json!(series.lines));
         }
         Recurring::Occurrence {
             series,
@@ -477,13 +477,31 @@ pub(crate) fn export_post(data: &mut Value, meta: &PostMeta) {
 }
 
 /// The export form of an event's representation, built unmasked and without `json_ld`: as
-/// [`export_post`], and `cost_details.values` are the cost values as stored, and a protected
-/// event carries its `password`.
-pub(crate) fn export_event(data: &mut Value, e: &crate::model::event::Event) {
+/// [`export_post`], and `cost_details.values` are the cost values as stored, a protected
+/// event carries its `password`, and a series lists its `occurrences` (ID, original start,
+/// state), so that a copy keeps their IDs, exceptions and cancellations.
+pub(crate) fn export_event(
+    data: &mut Value,
+    e: &crate::model::event::Event,
+    recurring: &Recurring,
+) {
     export_post(data, &e.post);
     data["cost_details"]["values"] = json!(e.cost.values);
     if let Some(password) = &e.password {
         data["password"] = json!(password);
+    }
+    if let Recurring::Series(series) = recurring {
+        data["occurrences"] = series
+            .occurrences
+            .iter()
+            .map(|o| {
+                json!({
+                    "id": o.id,
+                    "recurrence_id": format(&o.original_start_utc),
+                    "state": o.state.as_str(),
+                })
+            })
+            .collect();
     }
 }
 

@@ -44,6 +44,27 @@ pub enum OccurrenceState {
     Cancelled,
 }
 
+impl OccurrenceState {
+    pub const ALL: [OccurrenceState; 3] = [
+        OccurrenceState::Plain,
+        OccurrenceState::Exception,
+        OccurrenceState::Cancelled,
+    ];
+
+    /// The name in the export form.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OccurrenceState::Plain => "plain",
+            OccurrenceState::Exception => "exception",
+            OccurrenceState::Cancelled => "cancelled",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<OccurrenceState> {
+        Self::ALL.into_iter().find(|s| s.as_str() == name)
+    }
+}
+
 /// What an occurrence's ID names.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct OccurrenceOf {

@@ -19,8 +19,8 @@ use std::collections::HashMap;
 pub(crate) enum Recurring {
     /// A single event.
     Single,
-    /// A series, with its `recurrence` lines.
-    Series(Vec<String>),
+    /// A series: its `recurrence` lines and occurrences.
+    Series(Series),
     /// An occurrence of the series `series`, whose rule gave it `original_start_utc`.
     Occurrence {
         series: u64,
@@ -37,7 +37,7 @@ pub(crate) fn recurring(rx: &impl Reads, id: u64) -> StoreResult<Recurring> {
         });
     }
     Ok(match rx.series(id)? {
-        Some(series) => Recurring::Series(series.lines),
+        Some(series) => Recurring::Series(series),
         None => Recurring::Single,
     })
 }
@@ -184,18 +184,8 @@ pub(crate) fn follow(
         horizon: None,
     };
     if !series.lines.is_empty() {
-        let rule = Recurrence::parse(&series.lines).map_err(refused)?;
         let zone = Zone::parse(&event.timezone).unwrap_or(Zone::Utc);
-        let horizon = recurrence::horizon(&zone, now.and_utc());
-        let expansion = rule
-            .expand(event.start_local, &zone, event.all_day, horizon)
-            .map_err(refused)?;
-        if expansion.starts.is_empty() {
-            return Err(refused(Invalid::new(
-                SubCode::InvalidFormat,
-                "gives no occurrence: its EXDATE lines exclude every date.",
-            )));
-        }
+        let (expansion, horizon) = expansion(event, &series.lines, &zone, now).map_err(refused)?;
         series.horizon = expansion.open_ended.then_some(horizon);
         for local in expansion.starts {
             let start_utc = zone.to_utc(local).naive_utc();
@@ -231,6 +221,89 @@ pub(crate) fn follow(
         tx.set_series(id, Some(&series))?;
     }
     Ok(())
+}
+
+/// The occurrences `lines` give `event` today, and the horizon of a never-ending rule; an
+/// error names what is wrong with the rule (the message of `recurrence`'s refusal).
+fn expansion(
+    event: &Event,
+    lines: &[String],
+    zone: &Zone,
+    now: NaiveDateTime,
+) -> Result<(recurrence::Expansion, NaiveDateTime), Invalid> {
+    let rule = Recurrence::parse(lines)?;
+    let horizon = recurrence::horizon(zone, now.and_utc());
+    let expansion = rule.expand(event.start_local, zone, event.all_day, horizon)?;
+    if expansion.starts.is_empty() {
+        return Err(Invalid::new(
+            SubCode::InvalidFormat,
+            "gives no occurrence: its EXDATE lines exclude every date.",
+        ));
+    }
+    Ok((expansion, horizon))
+}
+
+/// Whether `lines` are a rule [`follow`] accepts for `event` (checked before a copy writes).
+pub(crate) fn check_rule(
+    event: &Event,
+    lines: &[String],
+    now: NaiveDateTime,
+) -> Result<(), Invalid> {
+    let zone = Zone::parse(&event.timezone).unwrap_or(Zone::Utc);
+    expansion(event, lines, &zone, now).map(|_| ())
+}
+
+/// Loads a series as a copy names it (`almanac import`, `import --from`): its occurrences take
+/// the `given` IDs and cancellations, then follow the rule as after any write. An exception is
+/// kept when the store has it already, else it starts plain and its own record, loaded after
+/// the series, makes it one again ([`settle`]). Occurrences the store had and `given` leaves
+/// out are removed. The `given` IDs are free or this series' (checked by the caller).
+pub(crate) fn restore(
+    tx: &mut WriteTx,
+    event: &Event,
+    lines: &[String],
+    given: &[Occurrence],
+    now: NaiveDateTime,
+) -> ServiceResult<()> {
+    let id = event.post.id;
+    let stored: HashMap<u64, OccurrenceState> = tx
+        .series(id)?
+        .iter()
+        .flat_map(|s| s.occurrences.iter())
+        .map(|o| (o.id, o.state))
+        .collect();
+    let mut occurrences = Vec::with_capacity(given.len());
+    for o in given {
+        let state = match o.state {
+            OccurrenceState::Exception
+                if stored.get(&o.id) == Some(&OccurrenceState::Exception) =>
+            {
+                OccurrenceState::Exception
+            }
+            OccurrenceState::Cancelled => OccurrenceState::Cancelled,
+            _ => OccurrenceState::Plain,
+        };
+        tx.set_occurrence(
+            o.id,
+            Some(&OccurrenceOf {
+                series: id,
+                original_start_utc: o.original_start_utc,
+            }),
+        )?;
+        tx.raise_sequence(Sequence::Posts, o.id)?;
+        occurrences.push(Occurrence { state, ..*o });
+    }
+    for gone in stored.keys().filter(|k| !given.iter().any(|o| o.id == **k)) {
+        tx.remove_record(Kind::Event, *gone)?;
+        tx.set_occurrence(*gone, None)?;
+    }
+    let series = Series {
+        horizon: None,
+        lines: lines.to_vec(),
+        occurrences,
+    };
+    tx.set_series(id, Some(&series))?;
+    follow(tx, event, Some(lines), now)
 }
 
 /// Writes the record of one occurrence from its series: the series' fields at the occurrence's
@@ -516,7 +589,7 @@ pub(crate) fn cancel(
             occurrence.state = OccurrenceState::Cancelled;
         }
     }
-    tx.set_series(of.series, Some(&series))?;
+    set_states(tx, of.series, &series)?;
     record.post.status_before_trash = Some(record.post.status);
     record.post.status = Status::Trash;
     record.post.modified_utc = now;
@@ -618,8 +691,19 @@ pub(crate) fn settle(tx: &mut WriteTx, event: &Event) -> ServiceResult<()> {
     if let Some(occurrence) = series.occurrences.iter_mut().find(|o| o.id == id) {
         if occurrence.state != state {
             occurrence.state = state;
-            tx.set_series(of.series, Some(&series))?;
+            set_states(tx, of.series, &series)?;
         }
+    }
+    Ok(())
+}
+
+/// Stores a series whose occurrences' states changed. The series' record is written again as
+/// it is: its export form lists the states, and representations are cached until their
+/// records change.
+fn set_states(tx: &mut WriteTx, id: u64, series: &Series) -> ServiceResult<()> {
+    tx.set_series(id, Some(series))?;
+    if let Some(record) = tx.get_record::<Event>(Kind::Event, id)? {
+        tx.put_record(Kind::Event, id, &record)?;
     }
     Ok(())
 }

@@ -6,6 +6,7 @@ use crate::http::render::{self, EventParts, LinkedContext};
 use crate::http::resources::linked::LinkedResource;
 use crate::model::event::Event;
 use crate::model::post::{Organizer, PostMeta, Venue};
+use crate::model::series::OccurrenceState;
 use crate::model::term::Term;
 use crate::model::Kind;
 use crate::store::{ReadTx, Reads, Store, StoreError};
@@ -55,12 +56,25 @@ pub(crate) fn export<W: Write>(
     exporter.linked::<Venue>()?;
     exporter.linked::<Organizer>()?;
     let rx = store.read()?;
-    // A series is written as its occurrences, each an event of its own (what its lists show).
+    // A series is written with its rule and its occurrences' IDs and states, followed by its
+    // exceptions; its other occurrences are its fields at the rule's dates.
     rx.for_each(Kind::Event, |event: Event| {
-        match rx.series(event.post.id)? {
-            Some(_) => Ok(()),
-            None => exporter.event(&event),
+        if rx.occurrence_of(event.post.id)?.is_some() {
+            return Ok::<(), ExportError>(());
         }
+        exporter.event(&event)?;
+        let Some(series) = rx.series(event.post.id)? else {
+            return Ok(());
+        };
+        for occurrence in &series.occurrences {
+            if occurrence.state != OccurrenceState::Exception {
+                continue;
+            }
+            if let Some(exception) = rx.get_record::<Event>(Kind::Event, occurrence.id)? {
+                exporter.event(&exception)?;
+            }
+        }
+        Ok(())
     })?;
     exporter.out.flush()?;
     Ok(exporter.counts)
@@ -176,8 +190,9 @@ impl<W: Write> Exporter<'_, W> {
             masked: false,
             recurring: crate::service::series::recurring(&self.rx, meta.id)?,
         };
+        let recurring = parts.recurring.clone();
         let mut data = render::event(event, parts);
-        render::export_event(&mut data, event);
+        render::export_event(&mut data, event, &recurring);
         self.line(Kind::Event, data)
     }
 }

@@ -3,6 +3,7 @@
 use super::{kind_of_collection, KindCounts};
 use crate::model::event::Event;
 use crate::model::post::{GeoPoint, Image, Organizer, PostMeta, Venue};
+use crate::model::series::{Occurrence, OccurrenceOf, OccurrenceState};
 use crate::model::term::Term;
 use crate::model::{Kind, Language, Status};
 use crate::store::{PostIdKind, Reads, Store, StoreError, WriteTx};
@@ -279,7 +280,8 @@ line_fields!(
         address, city, country, province, state, stateprovince, zip, phone, email, website,
         url, show_map, show_map_link, geo_lat, geo_lng,
         timezone, start_date, end_date, all_day, cost_details, hide_from_listings, sticky,
-        featured, ticketed, post_parent, password,
+        featured, ticketed, post_parent, password, recurrence, occurrences, series_id,
+        recurrence_id,
     ],
     embedded: [venue, organizer, categories, tags],
 );
@@ -518,6 +520,73 @@ impl Fields<'_> {
             ));
         }
         Ok(s)
+    }
+
+    /// An occurrence's slug: its page's path (`{series slug}/{YYYY-MM-DD}`), or a slug of its
+    /// own given by an update.
+    fn occurrence_slug(&self) -> Result<String, String> {
+        let s = self.text(DataKey::slug)?;
+        match s.rsplit_once('/') {
+            Some((base, day))
+                if !base.is_empty()
+                    && slug::sanitize(base) == base
+                    && chrono::NaiveDate::parse_from_str(day, "%Y-%m-%d").is_ok() =>
+            {
+                Ok(s)
+            }
+            Some(_) => Err(Self::refuse(
+                DataKey::slug,
+                "must be a sanitized slug or an occurrence's `{slug}/{YYYY-MM-DD}`",
+            )),
+            None => self.slug(),
+        }
+    }
+
+    /// A series' `occurrences`: each `{id, recurrence_id, state}`, IDs distinct and not the
+    /// series' own.
+    fn occurrences(&self, series: u64) -> Result<Vec<Occurrence>, String> {
+        let key = DataKey::occurrences;
+        let Some(items) = self.get(key) else {
+            return Ok(Vec::new());
+        };
+        let items = items
+            .as_array()
+            .ok_or_else(|| Self::refuse(key, "must be a list"))?;
+        let shift = self.rules.shift;
+        let mut seen = std::collections::HashSet::new();
+        items
+            .iter()
+            .map(|item| {
+                let id = item
+                    .get("id")
+                    .and_then(id_value)
+                    .filter(|id| *id != series && seen.insert(*id))
+                    .ok_or_else(|| Self::refuse(key, "must hold distinct IDs, not the series'"))?;
+                let original_start_utc = item
+                    .get("recurrence_id")
+                    .and_then(Value::as_str)
+                    .and_then(datetime::parse_formatted)
+                    .and_then(|d| d.checked_add_signed(shift))
+                    .ok_or_else(|| {
+                        Self::refuse(
+                            key,
+                            "must give each `recurrence_id` as `YYYY-MM-DD HH:MM:SS`",
+                        )
+                    })?;
+                let state = item
+                    .get("state")
+                    .and_then(Value::as_str)
+                    .and_then(OccurrenceState::parse)
+                    .ok_or_else(|| {
+                        Self::refuse(key, "must give each `state`: plain, exception or cancelled")
+                    })?;
+                Ok(Occurrence {
+                    original_start_utc,
+                    id,
+                    state,
+                })
+            })
+            .collect()
     }
 
     /// The IDs of the translation group's members (`translations`), this record's included.
@@ -816,6 +885,9 @@ fn store_image(tx: &mut WriteTx, image: ImageRef) -> RecordResult<Option<u64>> {
 /// What events, venues and organizers share, validated; `name_key` is `title`, `venue` or
 /// `organizer`.
 struct PostLine {
+    /// An occurrence's record: its slug is its page's path and it has no translation group
+    /// of its own, as its series wrote it.
+    occurrence: bool,
     meta: PostMeta,
     image: ImageRef,
     /// The stored record this one replaces.
@@ -829,13 +901,21 @@ fn post_line(
     kind: Kind,
     data: &Fields,
     name_key: DataKey,
+    recurring: &LineRecurrence,
 ) -> RecordResult<Option<PostLine>> {
     let id = data.id(DataKey::id)?;
     let modified_utc = data.utc_date(DataKey::modified_utc, DataKey::modified)?;
-    let replaced = replaced_post(tx, kind, id, data.rules)?;
+    let occurrence = matches!(recurring, LineRecurrence::Occurrence);
+    // An occurrence's record was written by its series' line (checked by the caller).
+    let replaced = if occurrence {
+        tx.get_record::<PostMeta>(kind, id)?
+    } else {
+        replaced_post(tx, kind, id, data.rules)?
+    };
     if replaced
         .as_ref()
         .is_some_and(|stored| stored.modified_utc == modified_utc)
+        && !recurring.changed(tx, id)?
     {
         return Ok(None);
     }
@@ -851,6 +931,8 @@ fn post_line(
     }
     let slug = if data.rules.wordpress && data.text(DataKey::slug)?.is_empty() {
         unpublished_slug(tx, kind, language, &title, id)?
+    } else if occurrence {
+        data.occurrence_slug()?
     } else {
         data.slug()?
     };
@@ -862,6 +944,7 @@ fn post_line(
     check_group(tx, kind, group, language, id)?;
     let trashed = status == Status::Trash;
     Ok(Some(PostLine {
+        occurrence,
         meta: PostMeta {
             id,
             language,
@@ -911,17 +994,20 @@ fn put_post<T: serde::Serialize>(
     build: impl FnOnce(PostMeta) -> T,
 ) -> RecordResult<Loaded> {
     let PostLine {
+        occurrence,
         mut meta,
         image,
         replaced,
     } = line;
     meta.image = store_image(tx, image)?;
-    register(
-        tx,
-        kind,
-        Registration::of_post(&meta),
-        replaced.as_ref().map(Registration::of_post),
-    )?;
+    if !occurrence || meta.group != meta.id || !meta.slug.contains('/') {
+        register(
+            tx,
+            kind,
+            Registration::of_post(&meta),
+            replaced.as_ref().map(Registration::of_post),
+        )?;
+    }
     let id = meta.id;
     tx.put_record(kind, id, &build(meta))?;
     Ok(if replaced.is_some() {
@@ -953,7 +1039,14 @@ fn geo(data: &Fields) -> Result<Option<GeoPoint>, String> {
 }
 
 fn load_venue(tx: &mut WriteTx, data: &Fields) -> RecordResult<Loaded> {
-    let Some(line) = post_line(tx, Kind::Venue, data, DataKey::venue)? else {
+    let Some(line) = post_line(
+        tx,
+        Kind::Venue,
+        data,
+        DataKey::venue,
+        &LineRecurrence::Single,
+    )?
+    else {
         return Ok(Loaded::Unchanged);
     };
     // The kind's own fields are validated before anything is written.
@@ -976,7 +1069,14 @@ fn load_venue(tx: &mut WriteTx, data: &Fields) -> RecordResult<Loaded> {
 }
 
 fn load_organizer(tx: &mut WriteTx, data: &Fields) -> RecordResult<Loaded> {
-    let Some(line) = post_line(tx, Kind::Organizer, data, DataKey::organizer)? else {
+    let Some(line) = post_line(
+        tx,
+        Kind::Organizer,
+        data,
+        DataKey::organizer,
+        &LineRecurrence::Single,
+    )?
+    else {
         return Ok(Loaded::Unchanged);
     };
     let phone = data.text(DataKey::phone)?;
@@ -1064,7 +1164,8 @@ fn stored_language(tx: &WriteTx, kind: Kind, id: u64) -> RecordResult<Option<Lan
 }
 
 fn load_event(tx: &mut WriteTx, data: &Fields, known: &mut KnownLanguages) -> RecordResult<Loaded> {
-    let Some(line) = post_line(tx, Kind::Event, data, DataKey::title)? else {
+    let recurring = LineRecurrence::of(tx, data)?;
+    let Some(line) = post_line(tx, Kind::Event, data, DataKey::title, &recurring)? else {
         return Ok(Loaded::Unchanged);
     };
     let language = line.meta.language;
@@ -1129,7 +1230,128 @@ fn load_event(tx: &mut WriteTx, data: &Fields, known: &mut KnownLanguages) -> Re
         password,
     };
     event.place_in(&zone);
-    put_post(tx, Kind::Event, line, |post| Event { post, ..event })
+    let now = chrono::Utc::now().naive_utc();
+    if let LineRecurrence::Series { lines, .. } = &recurring {
+        crate::service::series::check_rule(&event, lines, now)
+            .map_err(|e| Fields::refuse(DataKey::recurrence, e.reason))?;
+    }
+    // An exception is new to the store when its occurrence was plain (its record the
+    // series' copy).
+    let new_exception =
+        matches!(recurring, LineRecurrence::Occurrence) && recurring.changed(tx, event.post.id)?;
+    let mut loaded = put_post(tx, Kind::Event, line, |post| Event {
+        post,
+        ..event.clone()
+    })?;
+    if new_exception {
+        loaded = Loaded::Added;
+    }
+    let event = tx
+        .get_record::<Event>(Kind::Event, event.post.id)?
+        .expect("just written");
+    let written = match recurring {
+        LineRecurrence::Single => Ok(()),
+        LineRecurrence::Series { lines, occurrences } => {
+            crate::service::series::restore(tx, &event, &lines, &occurrences, now)
+        }
+        LineRecurrence::Occurrence => crate::service::series::settle(tx, &event),
+    };
+    written.map_err(|e| match e {
+        crate::service::ServiceError::Store(e) => RecordError::Store(e),
+        // Not reached: the rule was checked above, and the IDs are free or the series' own.
+        other => RecordError::Refused(format!("{other:?}")),
+    })?;
+    Ok(loaded)
+}
+
+/// How an event line takes part in recurrence (the export form's `recurrence` and
+/// `occurrences` on a series, `series_id` and `recurrence_id` on an exception).
+enum LineRecurrence {
+    Single,
+    Series {
+        lines: Vec<String>,
+        occurrences: Vec<Occurrence>,
+    },
+    /// An exception of a series whose line came before: the store holds the occurrence.
+    Occurrence,
+}
+
+impl LineRecurrence {
+    fn of(tx: &WriteTx, data: &Fields) -> RecordResult<LineRecurrence> {
+        let id = data.id(DataKey::id)?;
+        if data.get(DataKey::series_id).is_some() {
+            let series = data.id(DataKey::series_id)?;
+            let original_start_utc = data.date(DataKey::recurrence_id)?;
+            let stored = tx.occurrence_of(id)?;
+            if stored
+                != Some(OccurrenceOf {
+                    series,
+                    original_start_utc,
+                })
+            {
+                return Err(format!(
+                    "is no occurrence of the series {series} at `recurrence_id` (the series' line, with \
+                     its `occurrences`, comes first)"
+                )
+                .into());
+            }
+            return Ok(LineRecurrence::Occurrence);
+        }
+        let Some(lines) = data.get(DataKey::recurrence) else {
+            return Ok(LineRecurrence::Single);
+        };
+        let lines: Vec<String> = lines
+            .as_array()
+            .and_then(|l| l.iter().map(|v| v.as_str().map(str::to_string)).collect())
+            .ok_or_else(|| Fields::refuse(DataKey::recurrence, "must be a list of strings"))?;
+        if lines.is_empty() {
+            return Ok(LineRecurrence::Single);
+        }
+        if tx.occurrence_of(id)?.is_some() {
+            return Err(Fields::refuse(DataKey::recurrence, "is set on an occurrence").into());
+        }
+        let occurrences = data.occurrences(id)?;
+        for o in &occurrences {
+            let ours = tx.occurrence_of(o.id)?.is_some_and(|of| of.series == id);
+            if !ours && tx.post_kind_of(o.id)?.is_some() {
+                return Err(Fields::refuse(
+                    DataKey::occurrences,
+                    format!("names ID {}, which is already in use", o.id),
+                )
+                .into());
+            }
+        }
+        Ok(LineRecurrence::Series { lines, occurrences })
+    }
+
+    /// Whether loading this line changes the store even though its record's `modified_utc`
+    /// is the stored one: a series whose rule or occurrences changed (cancelling an
+    /// occurrence leaves the series' record as it was), an exception stored as a plain
+    /// occurrence.
+    fn changed(&self, tx: &WriteTx, id: u64) -> RecordResult<bool> {
+        Ok(match self {
+            LineRecurrence::Single => false,
+            LineRecurrence::Series { lines, occurrences } => tx.series(id)?.is_none_or(|stored| {
+                stored.lines != *lines
+                    || stored.occurrences.len() != occurrences.len()
+                    || stored.occurrences.iter().zip(occurrences).any(|(a, b)| {
+                        (a.id, a.original_start_utc) != (b.id, b.original_start_utc)
+                            || a.state != b.state
+                    })
+            }),
+            LineRecurrence::Occurrence => {
+                let series = tx.occurrence_of(id)?.map(|of| of.series);
+                let state = match series {
+                    Some(series) => tx
+                        .series(series)?
+                        .and_then(|s| s.occurrences.into_iter().find(|o| o.id == id))
+                        .map(|o| o.state),
+                    None => None,
+                };
+                state != Some(OccurrenceState::Exception)
+            }
+        })
+    }
 }
 
 #[cfg(test)]

@@ -9,7 +9,9 @@
 //! `status` is the stored status (a due `future` record stays `future`), an event's
 //! `cost_details.values` are the cost values as stored (not their sanitized tokens), and a
 //! password-protected event carries its `password` (an export is an operator's backup, not
-//! a client's view). The same form answers `context=export` on the read routes
+//! a client's view). A series carries its `occurrences` (ID, original start, state) and is
+//! followed by its exceptions (with `series_id` and `recurrence_id`); its plain and cancelled
+//! occurrences are its fields at the rule's dates and are not written. The same form answers `context=export` on the read routes
 //! (`render::export_post`, `render::export_event`). Lines are ordered so that every reference points backwards: categories
 //! (parents first), tags, venues, organizers, events.
 //!

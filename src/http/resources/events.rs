@@ -567,9 +567,10 @@ impl<'a> Embedding<'a> {
         let (single, masked, export) = (key.single, key.masked, key.export);
         let error = |err| from_service(err, self.ctx.caller);
         let render = |view: EventView| {
+            let recurring = export.then(|| view.recurring.clone());
             let mut value = self.event_in(e, view, single && !export, masked && !export);
-            if export {
-                render::export_event(&mut value, e);
+            if let Some(recurring) = recurring {
+                render::export_event(&mut value, e, &recurring);
             }
             value.to_string()
         };

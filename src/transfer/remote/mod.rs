@@ -23,7 +23,7 @@ use crate::store::{Reads, Store, StoreError, WriteTx};
 use serde_json::Value;
 pub(crate) use source::Connection;
 use source::{Flavour, Page, Source, SourceError};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// Records per page asked of the source (the most both APIs give).
 const PER_PAGE: u32 = 50;
@@ -126,6 +126,7 @@ pub(crate) fn pull(
         },
         known: KnownLanguages::default(),
         seen: HashSet::new(),
+        exceptions: HashMap::new(),
         summary: PullSummary::default(),
         report,
     };
@@ -154,6 +155,8 @@ struct Copier<'a> {
     known: KnownLanguages,
     /// Every record the source listed (refused ones included: they exist there).
     seen: HashSet<(Kind, u64)>,
+    /// The series read so far in the export form, with the IDs of their exceptions.
+    exceptions: HashMap<u64, HashSet<u64>>,
     summary: PullSummary,
     report: &'a mut dyn FnMut(PullEvent),
 }
@@ -246,8 +249,86 @@ impl Copier<'_> {
         Ok(())
     }
 
+    /// The records of a page of events as they are loaded. In the export form, a series is
+    /// read (once, before the first of its occurrences) and loaded with its rule and its
+    /// occurrences' IDs and states; of its occurrences only the exceptions are loaded, the
+    /// others are its fields at the rule's dates. Otherwise each occurrence is copied as an
+    /// event of its own, its slug made from its page's path.
+    fn occurrences_resolved(&mut self, records: Vec<Value>) -> Result<Vec<Value>, PullError> {
+        let mut loadable = Vec::with_capacity(records.len());
+        for mut record in records {
+            let Some(series) = record.get("series_id").and_then(Value::as_u64) else {
+                loadable.push(record);
+                continue;
+            };
+            if !self.export_form() {
+                if let Some(map) = record.as_object_mut() {
+                    map.remove("series_id");
+                    map.remove("recurrence_id");
+                    if let Some(Value::String(slug)) = map.get_mut("slug") {
+                        *slug = slug.replace('/', "-");
+                    }
+                }
+                loadable.push(record);
+                continue;
+            }
+            if !self.exceptions.contains_key(&series) {
+                self.load_series(series, &record)?;
+            }
+            let id = record.get("id").and_then(Value::as_u64).unwrap_or(0);
+            if self
+                .exceptions
+                .get(&series)
+                .is_some_and(|e| e.contains(&id))
+            {
+                loadable.push(record);
+            } else {
+                self.seen.insert((Kind::Event, id));
+            }
+        }
+        Ok(loadable)
+    }
+
+    /// Reads the series `id` (in the language of its `occurrence`) and loads it.
+    fn load_series(&mut self, id: u64, occurrence: &Value) -> Result<(), PullError> {
+        let mut query: Vec<(&str, String)> = vec![("context", "export".into())];
+        let language = occurrence
+            .get("language")
+            .and_then(Value::as_str)
+            .and_then(Language::from_code);
+        query.extend(language.and_then(|l| self.source.language_param(l)));
+        let series = self
+            .source
+            .get(self.source.url(&format!("events/{id}"), &query))?
+            .body;
+        let exceptions = series
+            .get("occurrences")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter(|o| o.get("state").and_then(Value::as_str) == Some("exception"))
+            .filter_map(|o| o.get("id").and_then(Value::as_u64))
+            .collect();
+        self.exceptions.insert(id, exceptions);
+        (self.report)(PullEvent::Announced(1));
+        self.load_page(Kind::Event, vec![series])
+    }
+
     /// Loads one page's records in one store transaction.
     fn load(&mut self, kind: Kind, records: Vec<Value>) -> Result<(), PullError> {
+        let records = match kind {
+            Kind::Event => {
+                let listed = records.len() as u64;
+                let records = self.occurrences_resolved(records)?;
+                (self.report)(PullEvent::Handled(listed - records.len() as u64));
+                records
+            }
+            _ => records,
+        };
+        self.load_page(kind, records)
+    }
+
+    fn load_page(&mut self, kind: Kind, records: Vec<Value>) -> Result<(), PullError> {
         let handled = records.len() as u64;
         let mut refused = Vec::new();
         let mut outcomes = Vec::new();
@@ -348,9 +429,11 @@ impl Copier<'_> {
         }
         for kind in [Kind::Venue, Kind::Organizer, Kind::Event] {
             rx.for_each(kind, |meta: PostMeta| {
+                // Occurrences follow their series.
                 if languages.contains(&meta.language)
                     && meta.status != Status::Trash
                     && !self.seen.contains(&(kind, meta.id))
+                    && rx.occurrence_of(meta.id)?.is_none()
                 {
                     missing.push((kind, meta.id, meta.language));
                 }
@@ -431,6 +514,13 @@ fn remove_gone(
     }
     for id in trashed_events {
         trash_post::<Event>(tx, Kind::Event, id, now, |e| &mut e.post)?;
+        // A series' occurrences go to the trash with it.
+        if let Some(event) = tx.get_record::<Event>(Kind::Event, id)? {
+            crate::service::series::follow(tx, &event, None, now).map_err(|e| match e {
+                crate::service::ServiceError::Store(e) => PullError::Store(e),
+                other => PullError::Trash(format!("event {id}: {other:?}")),
+            })?;
+        }
     }
     for &id in referring {
         let Some(mut event) = tx.get_record::<Event>(Kind::Event, id)? else {
