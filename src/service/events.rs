@@ -1114,6 +1114,8 @@ pub(crate) struct EventView {
     pub tags: Vec<TermView>,
     pub translations: Vec<(Language, u64)>,
     pub recurring: series::Recurring,
+    /// How many times the event was written (a feed's SEQUENCE).
+    pub revision: u64,
 }
 
 /// Builds the [`EventView`]s of some events from one store snapshot; the event counts of the
@@ -1173,6 +1175,10 @@ impl EventViews {
             tags: self.terms(Kind::Tag, &event.tags)?,
             translations: posts::visible_translations(&self.rx, event, self.caller, self.now)?,
             recurring: series::recurring(&self.rx, event.post.id)?,
+            revision: self
+                .rx
+                .revision(event.post.id)?
+                .unwrap_or_else(|| crate::store::revision_floor(event.post.modified_utc)),
         })
     }
 

@@ -63,6 +63,11 @@ pub(crate) enum Change {
         id: u64,
         value: Option<Vec<u8>>,
     },
+    /// An event's revision.
+    Revision {
+        id: u64,
+        value: Option<u64>,
+    },
 }
 
 impl Change {
@@ -90,6 +95,7 @@ impl Change {
             } => format!("group/{}/{group}/{}", kind.name(), language.code()),
             Change::Series { id, .. } => format!("series/{id}"),
             Change::Occurrence { id, .. } => format!("occurrence/{id}"),
+            Change::Revision { id, .. } => format!("revision/{id}"),
         }
     }
 
@@ -104,6 +110,7 @@ impl Change {
                 | Change::Group { id: None, .. }
                 | Change::Series { value: None, .. }
                 | Change::Occurrence { value: None, .. }
+                | Change::Revision { value: None, .. }
         )
     }
 }

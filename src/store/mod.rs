@@ -42,9 +42,19 @@ const OUTBOX: TableDefinition<u64, &[u8]> = TableDefinition::new("outbox");
 const SERIES: TableDefinition<u64, &[u8]> = TableDefinition::new("series");
 /// What each occurrence's ID names: its series and original start.
 const OCCURRENCES: TableDefinition<u64, &[u8]> = TableDefinition::new("occurrences");
+/// Each event's revision: how many times its record was written, counted from the second of
+/// its last modification before revisions were kept (see [`WriteTx::put_record`]).
+const REVISIONS: TableDefinition<u64, u64> = TableDefinition::new("revisions");
 const OUTBOX_SEQUENCE: &str = "seq.outbox";
 /// (kind, group ID, language) → member ID: translation groups.
 const GROUPS: TableDefinition<(&str, u64, &str), u64> = TableDefinition::new("translation_groups");
+
+/// The second of `modified_utc` counted from 2020-01-01 UTC: the least revision an event
+/// modified then has.
+pub(crate) fn revision_floor(modified_utc: chrono::NaiveDateTime) -> u64 {
+    const EPOCH: i64 = 1_577_836_800; // 2020-01-01T00:00:00Z
+    (modified_utc.and_utc().timestamp() - EPOCH).max(0) as u64
+}
 
 fn records_table(kind: Kind) -> TableDefinition<'static, u64, &'static [u8]> {
     match kind {
@@ -226,6 +236,7 @@ impl Store {
             tx.outbox()?;
             tx.series_table()?;
             tx.occurrences()?;
+            tx.revisions()?;
             for kind in Kind::ALL {
                 tx.records(kind)?;
             }
@@ -415,6 +426,7 @@ impl Store {
             exclusive(open.txn, &mut open.groups, GROUPS)?.retain(|_, _| false)?;
             exclusive(open.txn, &mut open.series, SERIES)?.retain(|_, _| false)?;
             exclusive(open.txn, &mut open.occurrences, OCCURRENCES)?.retain(|_, _| false)?;
+            exclusive(open.txn, &mut open.revisions, REVISIONS)?.retain(|_, _| false)?;
             for change in rows {
                 tx.apply(change)?;
             }
@@ -572,6 +584,8 @@ pub trait Reads {
     fn series(&self, id: u64) -> StoreResult<Option<Series>>;
     /// The series and original start of an occurrence's ID, if it is one.
     fn occurrence_of(&self, id: u64) -> StoreResult<Option<OccurrenceOf>>;
+    /// The revision of the event `id`, once it was written with revisions kept.
+    fn revision(&self, id: u64) -> StoreResult<Option<u64>>;
     /// Outbox entries after `seq` in this snapshot, in order.
     fn outbox_after(&self, seq: u64) -> StoreResult<Vec<OutboxEntry>>;
 }
@@ -673,6 +687,12 @@ macro_rules! read_methods {
             })
         }
 
+        fn revision(&self, id: u64) -> StoreResult<Option<u64>> {
+            let table = self.revisions()?;
+            let found = table.get(id)?;
+            Ok(found.map(|v| v.value()))
+        }
+
         /// Outbox entries after `seq` in this snapshot, in order.
         fn outbox_after(&self, seq: u64) -> StoreResult<Vec<OutboxEntry>> {
             let table = self.outbox()?;
@@ -718,6 +738,7 @@ struct OpenTables<'t> {
     groups: OnceCell<redb::Table<'t, GroupKey, u64>>,
     series: OnceCell<RecordTable<'t>>,
     occurrences: OnceCell<RecordTable<'t>>,
+    revisions: OnceCell<redb::Table<'t, u64, u64>>,
 }
 
 impl<'t> OpenTables<'t> {
@@ -735,6 +756,7 @@ impl<'t> OpenTables<'t> {
             groups: OnceCell::new(),
             series: OnceCell::new(),
             occurrences: OnceCell::new(),
+            revisions: OnceCell::new(),
         }
     }
 }
@@ -827,6 +849,10 @@ impl<'t> WriteTx<'t> {
         shared(self.open.txn, &self.open.occurrences, OCCURRENCES)
     }
 
+    fn revisions(&self) -> StoreResult<&redb::Table<'t, u64, u64>> {
+        shared(self.open.txn, &self.open.revisions, REVISIONS)
+    }
+
     fn meta_mut(&mut self) -> StoreResult<&mut redb::Table<'t, &'static str, u64>> {
         exclusive(self.open.txn, &mut self.open.meta, META)
     }
@@ -892,20 +918,43 @@ impl WriteTx<'_> {
     }
 
     /// Stores a record; it also enters the outbox, in this transaction.
+    /// Writes a record; an event's revision grows by one, and is never below the second of
+    /// its modification counted from 2020 (what calendar feeds gave as its SEQUENCE before
+    /// revisions were kept, so that it never goes back for their subscribers).
     pub(crate) fn put_record<T: Serialize>(
         &mut self,
         kind: Kind,
         id: u64,
         record: &T,
     ) -> StoreResult<()> {
+        let value = codec::encode(record);
+        if kind == Kind::Event {
+            let written: crate::model::post::PostMeta = codec::decode(&value)?;
+            let before = match self.revision(id)? {
+                Some(revision) => Some(revision),
+                None => self
+                    .get_record::<crate::model::post::PostMeta>(kind, id)?
+                    .map(|stored| revision_floor(stored.modified_utc)),
+            };
+            let revision = before
+                .map_or(0, |r| r + 1)
+                .max(revision_floor(written.modified_utc));
+            self.change(Change::Revision {
+                id,
+                value: Some(revision),
+            })?;
+        }
         self.change(Change::Record {
             kind,
             id,
-            value: Some(codec::encode(record)),
+            value: Some(value),
         })
     }
 
     pub(crate) fn remove_record(&mut self, kind: Kind, id: u64) -> StoreResult<()> {
+        if kind == Kind::Event {
+            self.change(Change::Revision { id, value: None })?;
+        }
         self.change(Change::Record {
             kind,
             id,
@@ -1020,6 +1069,13 @@ impl WriteTx<'_> {
                 let table = exclusive(open.txn, &mut open.occurrences, OCCURRENCES)?;
                 match value {
                     Some(bytes) => table.insert(*id, bytes.as_slice())?,
+                    None => table.remove(*id)?,
+                };
+            }
+            Change::Revision { id, value } => {
+                let table = exclusive(open.txn, &mut open.revisions, REVISIONS)?;
+                match value {
+                    Some(revision) => table.insert(*id, *revision)?,
                     None => table.remove(*id)?,
                 };
             }
@@ -1160,6 +1216,10 @@ impl ReadTx {
     fn occurrences(&self) -> StoreResult<redb::ReadOnlyTable<u64, &'static [u8]>> {
         Ok(self.txn.open_table(OCCURRENCES)?)
     }
+
+    fn revisions(&self) -> StoreResult<redb::ReadOnlyTable<u64, u64>> {
+        Ok(self.txn.open_table(REVISIONS)?)
+    }
 }
 
 impl ReadTx {
@@ -1287,6 +1347,13 @@ impl ReadTx {
                 value: Some(value.value().to_vec()),
             })?;
         }
+        for entry in self.revisions()?.iter().map_err(StoreError::from)? {
+            let (id, value) = entry.map_err(StoreError::from)?;
+            f(Change::Revision {
+                id: id.value(),
+                value: Some(value.value()),
+            })?;
+        }
         Ok(())
     }
 
@@ -1312,6 +1379,53 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("almanac.redb")).unwrap();
         (dir, store)
+    }
+
+    /// An event record's leading part, which is all the store reads of an event.
+    fn event(id: u64, title: &str, modified_utc: &str) -> crate::model::post::PostMeta {
+        let at = crate::values::datetime::parse_formatted(modified_utc).unwrap();
+        crate::model::post::PostMeta {
+            id,
+            language: Language::En,
+            group: id,
+            author: 1,
+            status: crate::model::Status::Publish,
+            status_before_trash: None,
+            slug: title.to_string(),
+            slug_before_trash: None,
+            date: at,
+            date_utc: at,
+            modified_utc: at,
+            title: title.to_string(),
+            description: String::new(),
+            excerpt: String::new(),
+            image: None,
+        }
+    }
+
+    #[test]
+    fn an_event_revision_grows_with_every_write_from_the_second_of_its_modification() {
+        let (_dir, store) = temp_store();
+        let second =
+            |at: &str| revision_floor(crate::values::datetime::parse_formatted(at).unwrap());
+        let write = |modified: &str| {
+            store
+                .write(|tx| tx.put_record(Kind::Event, 7, &event(7, "gig", modified)))
+                .unwrap();
+            store.read().unwrap().revision(7).unwrap()
+        };
+        let first = write("2026-11-28 10:00:00");
+        assert_eq!(first, Some(second("2026-11-28 10:00:00")));
+        // Within the same second, and with an older modification (an import), it still grows.
+        assert_eq!(write("2026-11-28 10:00:00"), first.map(|r| r + 1));
+        assert_eq!(write("2025-01-01 00:00:00"), first.map(|r| r + 2));
+        // A later second moves it up to that second.
+        assert_eq!(
+            write("2026-11-28 10:05:00"),
+            Some(second("2026-11-28 10:05:00"))
+        );
+        store.write(|tx| tx.remove_record(Kind::Event, 7)).unwrap();
+        assert_eq!(store.read().unwrap().revision(7).unwrap(), None);
     }
 
     #[test]
@@ -1340,7 +1454,11 @@ mod tests {
                 let event = tx.next_id(Kind::Event.sequence())?;
                 let venue = tx.next_id(Kind::Venue.sequence())?;
                 let tag = tx.next_id(Kind::Tag.sequence())?;
-                tx.put_record(Kind::Event, event, &"concert".to_string())?;
+                tx.put_record(
+                    Kind::Event,
+                    event,
+                    &self::event(event, "concert", "2026-01-01 00:00:00"),
+                )?;
                 tx.put_record(Kind::Venue, venue, &"hall".to_string())?;
                 tx.set_slug(Kind::Event, Language::En, "concert", event)?;
                 StoreResult::Ok((event, venue, tag))
@@ -1349,12 +1467,16 @@ mod tests {
         assert_eq!(ids, (1, 2, 1));
         let failed: StoreResult<()> = store.write(|tx| {
             let id = tx.next_id(Sequence::Posts)?;
-            tx.put_record(Kind::Event, id, &"half".to_string())?;
+            tx.put_record(Kind::Event, id, &event(id, "half", "2026-01-01 00:00:00"))?;
             Err(StoreError::UnknownUser("forced".into()))
         });
         assert!(failed.is_err());
         let rx = store.read().unwrap();
-        assert_eq!(rx.get_record::<String>(Kind::Event, 3).unwrap(), None);
+        assert_eq!(
+            rx.get_record::<crate::model::post::PostMeta>(Kind::Event, 3)
+                .unwrap(),
+            None
+        );
         assert_eq!(
             rx.post_kind_of(2).unwrap(),
             Some(PostIdKind::Record(Kind::Venue))

@@ -17,6 +17,7 @@ use serde_json::Value;
 mod http;
 pub mod node;
 pub mod postgres;
+pub mod python;
 mod records;
 pub mod schema;
 

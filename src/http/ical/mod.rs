@@ -25,10 +25,6 @@ const REFRESH: &str = "PT1H";
 /// Longest content line, in octets, before it is folded (RFC 5545, section 3.1).
 const LINE_OCTETS: usize = 75;
 
-/// SEQUENCE counts seconds from here to the last modification, so it grows with every
-/// update (two updates within one second share a value) and fits the 32-bit integer it is.
-const SEQUENCE_EPOCH: i64 = 1_577_836_800; // 2020-01-01T00:00:00Z
-
 /// One event of a feed: the VEVENT and what the feed needs to know about its zone.
 #[derive(Clone)]
 pub(crate) struct Entry {
@@ -61,9 +57,8 @@ pub(crate) fn entry(record: &FeedRecord, view: &EventView, links: &Links, masked
     out.line(&format!("DTSTAMP:{}", utc(meta.modified_utc)));
     out.line(&format!("CREATED:{}", utc(meta.date_utc)));
     out.line(&format!("LAST-MODIFIED:{}", utc(meta.modified_utc)));
-    let sequence =
-        (meta.modified_utc.and_utc().timestamp() - SEQUENCE_EPOCH).clamp(0, i32::MAX as i64);
-    out.line(&format!("SEQUENCE:{sequence}"));
+    // The event's revision: it grows with every write (SEQUENCE is a 32-bit integer).
+    out.line(&format!("SEQUENCE:{}", view.revision.min(i32::MAX as u64)));
     out.line(&format!("SUMMARY:{}", text(&plain_text(&meta.title))));
     let description = plain_text(&meta.description);
     if !masked && !description.is_empty() {

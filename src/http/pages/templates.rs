@@ -870,6 +870,7 @@ mod tests {
             tags: Vec::new(),
             translations: Vec::new(),
             recurring: crate::service::series::Recurring::Single,
+            revision: 0,
         }
     }
 
