@@ -220,8 +220,8 @@ async fn run(
         }
     });
 
-    // Never-ending series: their occurrences reach 24 months ahead, extended every day (the
-    // check runs at start-up, then every hour).
+    // Hourly housekeeping (at start-up, then every hour): never-ending series keep their
+    // occurrences 24 months ahead, and ended editors' sessions are removed.
     let horizon_store = state.store.clone();
     tokio::spawn(async move {
         let mut every_hour = tokio::time::interval(Duration::from_secs(3600));
@@ -229,6 +229,7 @@ async fn run(
             every_hour.tick().await;
             let store = horizon_store.clone();
             let now = chrono::Utc::now().naive_utc();
+            let purging = store.clone();
             match tokio::task::spawn_blocking(move || {
                 crate::service::series::extend_horizons(&store, now)
             })
@@ -238,6 +239,16 @@ async fn run(
                 Ok(Ok(n)) => tracing::info!(series = n, "recurring series extended"),
                 Ok(Err(e)) => tracing::error!(error = ?e, "extending recurring series failed"),
                 Err(e) => tracing::error!(error = %e, "extending recurring series failed"),
+            }
+            match tokio::task::spawn_blocking(move || {
+                crate::service::sessions::purge(&purging, now)
+            })
+            .await
+            {
+                Ok(Ok(0)) => {}
+                Ok(Ok(n)) => tracing::info!(sessions = n, "ended editors' sessions removed"),
+                Ok(Err(e)) => tracing::error!(error = ?e, "removing ended sessions failed"),
+                Err(e) => tracing::error!(error = %e, "removing ended sessions failed"),
             }
         }
     });

@@ -1168,3 +1168,83 @@ fn a_series_written_on_one_node_lists_the_same_occurrences_on_the_other() {
     stop(a);
     stop(b);
 }
+
+#[test]
+fn an_editor_signed_in_on_one_node_works_on_the_other() {
+    let pg = Postgres::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let [a_dir, b_dir] = <[PathBuf; 2]>::try_from(dirs(&tmp, &["a", "b"])).unwrap();
+    let a = node(&pg, &a_dir);
+    let admin = Admin::of(&a);
+    let b = node(&pg, &b_dir);
+    let word = tok();
+    let r = admin.send(
+        &a,
+        "POST",
+        &format!("{NS}/events"),
+        Some(event_body(&format!("Managed {word}"), json!({}))),
+    );
+    assert_eq!(r.status, 201, "{}", r.describe());
+    let id = r.json()["id"].as_u64().unwrap();
+    // The cookies a browser holds, by name.
+    let mut jar: Vec<(String, String)> = Vec::new();
+    let keep = |r: &Resp, jar: &mut Vec<(String, String)>| {
+        for line in r.header_all("set-cookie") {
+            let pair = line.split(';').next().unwrap();
+            let (name, value) = pair.split_once('=').unwrap();
+            jar.retain(|(n, _)| n != name);
+            jar.push((name.to_string(), value.to_string()));
+        }
+    };
+    let header = |jar: &[(String, String)]| {
+        jar.iter()
+            .map(|(n, v)| format!("{n}={v}"))
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    let page = a.get("/manage/");
+    keep(&page, &mut jar);
+    let token = jar
+        .iter()
+        .find(|(n, _)| n == "almanac_sign_in")
+        .unwrap()
+        .1
+        .clone();
+    let r = a
+        .req("POST", "/manage/sign-in")
+        .header("Cookie", &header(&jar))
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .body(format!(
+            "form_token={token}&name=admin&password={}",
+            admin.0
+        ))
+        .send();
+    assert_eq!(r.status, 303, "{}", r.describe());
+    keep(&r, &mut jar);
+    // At once on the other node: it waits for the session's write.
+    let dashboard = b
+        .req("GET", &format!("/manage/?s={word}"))
+        .header("Cookie", &header(&jar))
+        .send();
+    let html = dashboard.text();
+    assert!(html.contains(&format!("value=\"{id}\"")), "{html}");
+    let marker = "name=\"form_token\" value=\"";
+    let start = html.find(marker).unwrap() + marker.len();
+    let form_token = &html[start..start + html[start..].find('"').unwrap()];
+    let r = b
+        .req("POST", "/manage/events")
+        .header("Cookie", &header(&jar))
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .body(format!("form_token={form_token}&action=trash&id={id}"))
+        .send();
+    assert_eq!(r.status, 303, "{}", r.describe());
+    keep(&r, &mut jar);
+    let trashed = a
+        .req("GET", &format!("/manage/?status=trash&s={word}"))
+        .header("Cookie", &header(&jar))
+        .send()
+        .text();
+    assert!(trashed.contains(&format!("value=\"{id}\"")), "{trashed}");
+    stop(b);
+    stop(a);
+}

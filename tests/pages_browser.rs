@@ -15,20 +15,17 @@
 
 mod common;
 
-use common::node::{ensure_node_modules, node_dir};
+use common::browser::{
+    ensure_chromium, ensure_node, free_port, manifest_dir, run_node_script, setup_lock, CHROMIUM,
+};
+use common::node::ensure_node_modules;
 use common::*;
 
-use std::fs;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::thread;
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::time::Duration;
 
 use serde_json::{json, Value};
 
-const CHROMIUM: &str = "/usr/bin/chromium";
 /// Page widths check.mjs uses (its default; passed explicitly).
 const WIDTHS: [u32; 2] = [1280, 390];
 /// How long check.mjs may take in all (its own budget is 20 s per page and width).
@@ -59,10 +56,6 @@ const DISCOVERED_PAGES: [(&str, &str, &str); 5] = [
     ("tag", "tags?per_page=1&hide_empty=1", "tags"),
 ];
 
-fn manifest_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
 #[test]
 fn public_pages_pass_the_browser_checks() {
     // One test function, so nothing here runs twice at once within this binary; the lock file
@@ -80,6 +73,7 @@ fn public_pages_pass_the_browser_checks() {
     let embed_origin = format!("http://127.0.0.1:{embed_port}");
     let tmp = tempfile::tempdir().expect("tempdir");
     let dir = tmp.path().join("data");
+    add_user(&dir, &ADMIN);
     let cmd = almanac(["serve", "--demo", "--listen", "127.0.0.1:0", "--data-dir"])
         .arg(dir.to_str().unwrap())
         .args(["--embed-origins", &embed_origin]);
@@ -90,7 +84,8 @@ fn public_pages_pass_the_browser_checks() {
         )
     });
 
-    let (pages, category_slug) = page_list(&srv);
+    let (mut pages, category_slug) = page_list(&srv);
+    pages.extend(manage_pages(&srv));
     let screenshots = manifest_dir().join("target").join("screenshots");
     let config = json!({
         "base": srv.base,
@@ -152,6 +147,67 @@ fn page_list(srv: &Server) -> (Vec<Value>, String) {
     (pages, slug)
 }
 
+/// The editors' pages in every language: the sign-in form, and signed in as an administrator
+/// (the session cookie travels with the page), the dashboard and the password form.
+fn manage_pages(srv: &Server) -> Vec<Value> {
+    let sign_in = srv.get("/manage/");
+    assert_eq!(sign_in.status, 200, "{}", sign_in.describe());
+    let state = cookie_of(&sign_in, "almanac_sign_in");
+    let body = format!(
+        "form_token={state}&name={}&password={}",
+        ADMIN.name, ADMIN.password
+    );
+    let r = srv
+        .req("POST", "/manage/sign-in")
+        .header("Cookie", &format!("almanac_sign_in={state}"))
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .body(body)
+        .send();
+    assert_eq!(r.status, 303, "signing in: {}", r.describe());
+    let session = json!({"name": "almanac_session", "value": cookie_of(&r, "almanac_session")});
+    let mut pages = Vec::new();
+    let first = |collection: &str| {
+        let v = srv.get(&format!("{NS}/{collection}?per_page=1")).json();
+        format!("/manage/{collection}/{}", v[collection][0]["id"])
+    };
+    let (edit, venue, organizer) = (first("events"), first("venues"), first("organizers"));
+    for (lang, segment) in LANGUAGES {
+        pages.push(json!({"lang": lang, "name": "manage-sign-in",
+                          "url": format!("{}{segment}/manage/", srv.base), "status": 200}));
+        for (name, path) in [
+            ("manage-events", "/manage/"),
+            ("manage-password", "/manage/password"),
+            ("manage-new-event", "/manage/events/new"),
+            ("manage-edit-event", edit.as_str()),
+            ("manage-venues", "/manage/venues/"),
+            ("manage-new-venue", "/manage/venues/new"),
+            ("manage-edit-venue", venue.as_str()),
+            ("manage-organizers", "/manage/organizers/"),
+            ("manage-edit-organizer", organizer.as_str()),
+            ("manage-categories", "/manage/categories/"),
+            ("manage-new-category", "/manage/categories/new"),
+            ("manage-tags", "/manage/tags/"),
+        ] {
+            pages.push(json!({"lang": lang, "name": name, "cookie": session,
+                              "url": format!("{}{segment}{path}", srv.base), "status": 200}));
+        }
+    }
+    pages
+}
+
+/// The value of the cookie `name` that `r` sets.
+fn cookie_of(r: &Resp, name: &str) -> String {
+    r.header_all("set-cookie")
+        .into_iter()
+        .find_map(|line| {
+            line.split(';')
+                .next()?
+                .strip_prefix(&format!("{name}="))
+                .map(str::to_string)
+        })
+        .unwrap_or_else(|| panic!("no {name} cookie: {}", r.describe()))
+}
+
 // ---------------------------------------------------------------------------------------------
 // Running check.mjs
 // ---------------------------------------------------------------------------------------------
@@ -159,61 +215,7 @@ fn page_list(srv: &Server) -> (Vec<Value>, String) {
 /// Runs `node tests/browser/check.mjs` with `config` on stdin; its progress lines are echoed
 /// (captured by the test harness unless `--nocapture`); returns its JSON report.
 fn run_check(config: &Value) -> Value {
-    let script = node_dir().join("check.mjs");
-    let mut child = Command::new("node")
-        .arg(&script)
-        .current_dir(manifest_dir())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot run `node {}`: {e}", script.display()));
-    let input = serde_json::to_vec(config).unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let writer = thread::spawn(move || {
-        let _ = stdin.write_all(&input);
-    });
-    let mut out = child.stdout.take().unwrap();
-    let stdout = thread::spawn(move || {
-        let mut s = String::new();
-        let _ = out.read_to_string(&mut s);
-        s
-    });
-    let err = child.stderr.take().unwrap();
-    let stderr = thread::spawn(move || {
-        let mut all = String::new();
-        for line in BufReader::new(err).lines().map_while(Result::ok) {
-            eprintln!("{line}");
-            all.push_str(&line);
-            all.push('\n');
-        }
-        all
-    });
-    let deadline = Instant::now() + CHECK_TIMEOUT;
-    let status = loop {
-        if let Some(st) = child.try_wait().expect("wait for node") {
-            break st;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!(
-                "check.mjs did not finish within {CHECK_TIMEOUT:?}; its output:\n{}",
-                tail(&stderr.join().unwrap_or_default(), 4000)
-            );
-        }
-        thread::sleep(Duration::from_millis(100));
-    };
-    let _ = writer.join();
-    let stdout = stdout.join().unwrap_or_default();
-    let stderr = stderr.join().unwrap_or_default();
-    serde_json::from_str(&stdout).unwrap_or_else(|e| {
-        panic!(
-            "check.mjs ({status}) printed no JSON report ({e}).\n--- stdout ---\n{}\n--- stderr ---\n{}",
-            tail(&stdout, 4000),
-            tail(&stderr, 4000)
-        )
-    })
+    run_node_script("check.mjs", config, CHECK_TIMEOUT)
 }
 
 /// Fails with every failure of the report, readably; checks the report covers every page.
@@ -341,102 +343,4 @@ fn assert_report(report: &Value, pages: &[Value], screenshots: &Path, srv: &Serv
             format!(" and {} problem(s) with the report", problems.len())
         }
     );
-}
-
-// ---------------------------------------------------------------------------------------------
-// Setup: the browser, node and the node modules
-// ---------------------------------------------------------------------------------------------
-
-/// An exclusive lock on target/browser-setup.lock (held until dropped).
-fn setup_lock() -> fs::File {
-    let dir = manifest_dir().join("target");
-    fs::create_dir_all(&dir).expect("create target/");
-    let path = dir.join("browser-setup.lock");
-    let f = fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .unwrap_or_else(|e| panic!("open {}: {e}", path.display()));
-    f.lock()
-        .unwrap_or_else(|e| panic!("lock {}: {e}", path.display()));
-    f
-}
-
-fn run(what: &str, cmd: &mut Command) -> std::process::Output {
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {what}: {e}"));
-    if !out.status.success() {
-        panic!(
-            "{what} failed ({}):\n--- stdout ---\n{}\n--- stderr ---\n{}",
-            out.status,
-            tail(&String::from_utf8_lossy(&out.stdout), 3000),
-            tail(&String::from_utf8_lossy(&out.stderr), 3000)
-        );
-    }
-    out
-}
-
-/// /usr/bin/chromium, installed with apt-get when missing and running as root.
-fn ensure_chromium() {
-    if Path::new(CHROMIUM).exists() {
-        return;
-    }
-    let root = Command::new("id")
-        .arg("-u")
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
-        .unwrap_or(false);
-    if root {
-        eprintln!("{CHROMIUM} is missing: installing the Debian package chromium");
-        run(
-            "apt-get update",
-            Command::new("apt-get")
-                .args(["update", "-qq"])
-                .env("DEBIAN_FRONTEND", "noninteractive"),
-        );
-        run(
-            "apt-get install chromium",
-            Command::new("apt-get")
-                .args(["install", "-y", "-qq", "chromium"])
-                .env("DEBIAN_FRONTEND", "noninteractive"),
-        );
-    }
-    assert!(
-        Path::new(CHROMIUM).exists(),
-        "{CHROMIUM} is missing{}: the public pages cannot be checked without it \
-         (Debian: `apt-get install chromium`)",
-        if root {
-            " even after apt-get install chromium"
-        } else {
-            " and this is not root, so it was not installed"
-        }
-    );
-}
-
-/// `node` and `npm` on the PATH.
-fn ensure_node() {
-    for tool in ["node", "npm"] {
-        let out = Command::new(tool).arg("--version").output();
-        match out {
-            Ok(o) if o.status.success() => {}
-            Ok(o) => panic!(
-                "`{tool} --version` failed ({}): {}; the browser checks need Node.js 20+ and npm",
-                o.status,
-                String::from_utf8_lossy(&o.stderr)
-            ),
-            Err(e) => panic!(
-                "cannot run `{tool}` ({e}); the browser checks need Node.js 20+ and npm on the PATH"
-            ),
-        }
-    }
-}
-
-/// A port nothing listens on now (bound, read, released).
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("bind 127.0.0.1:0")
-        .port()
 }

@@ -87,6 +87,19 @@ impl Authenticator {
             return Ok(Caller::Anonymous);
         };
         let (name, password) = split_credentials(payload)?;
+        self.verify(&name, &password, client)
+            .await
+            .map(|user| caller_of(&user))
+    }
+
+    /// Checks a user's name and password, as HTTP Basic and the editors' sign-in form do:
+    /// the same caches, throttle and verifiers.
+    pub(crate) async fn verify(
+        &self,
+        name: &str,
+        password: &str,
+        client: IpAddr,
+    ) -> Result<Arc<User>, AuthError> {
         let name = name.to_ascii_lowercase();
         let user = self.users.read().expect("users lock").get(&name).cloned();
         // The caches are keyed on what the credentials say, not on how the header spells them
@@ -96,8 +109,7 @@ impl Authenticator {
         // Credentials verified recently pass even while their user or address is locked: they
         // prove knowledge of the password, they are not a guess.
         if self.verified.get(credentials, user.as_deref()).is_some() {
-            let user = user.expect("only known users are verified");
-            return Ok(caller_of(&user));
+            return Ok(user.expect("only known users are verified"));
         }
         // Credentials refused recently get the same answer again, unchecked and uncounted:
         // repeating them teaches nothing (a misconfigured client retrying is not guessing).
@@ -120,7 +132,7 @@ impl Authenticator {
         };
         let verified = match self
             .verifier
-            .verify(password, user.password_hash.clone())
+            .verify(password.to_string(), user.password_hash.clone())
             .await
         {
             Ok(verified) => verified,
@@ -137,25 +149,27 @@ impl Authenticator {
         }
         self.throttle.record_success(known_name, client);
         self.verified.remember(credentials, Some(&user), ());
-        Ok(caller_of(&user))
+        Ok(user)
     }
 
-    /// Admits a request that tries an event password from `client`, counting it as a failed
-    /// guess, or says how long the address must wait: event passwords are guessed like login
-    /// passwords, and throttled the same way (per address).
-    /// [`Authenticator::forgive_event_password`] takes back what was not a failed guess.
+    /// Admits a request that tries an event password from `client`, or says how long the
+    /// address must wait: event passwords are guessed like login passwords, and throttled the
+    /// same way (per address). Only a guess that failed is counted, once it has
+    /// ([`Authenticator::event_password_failed`]): counting every request first would let
+    /// many concurrent right passwords lock an address.
     pub(crate) fn admit_event_password(&self, client: IpAddr) -> Result<(), AuthError> {
         self.event_passwords
-            .admit(None, client, Instant::now())
+            .check(None, client, Instant::now())
             .map_err(|retry_after| {
                 crate::metrics::throttled(crate::metrics::Throttled::EventPassword);
                 AuthError::Throttled { retry_after }
             })
     }
 
-    /// The event password admitted for `client` was not a failed guess.
-    pub(crate) fn forgive_event_password(&self, client: IpAddr) {
-        self.event_passwords.record_success(None, client);
+    /// The event password `client` sent was a failed guess.
+    pub(crate) fn event_password_failed(&self, client: IpAddr) {
+        self.event_passwords
+            .record_failure(None, client, Instant::now());
     }
 }
 
@@ -174,7 +188,7 @@ impl Authenticator {
     }
 }
 
-fn caller_of(user: &User) -> Caller {
+pub(crate) fn caller_of(user: &User) -> Caller {
     Caller::User {
         id: user.id,
         role: user.role,

@@ -83,34 +83,27 @@ impl FailureThrottle {
         now: Instant,
     ) -> Result<(), Duration> {
         let mut records = self.records.lock().expect("throttle lock");
-        let locked = keys(user, address)
-            .filter_map(|key| records.get(&key))
-            .filter(|r| r.locked_until > now)
-            .map(|r| r.locked_until - now)
-            .max();
-        if let Some(retry_after) = locked {
-            return Err(retry_after);
-        }
-        for key in keys(user, address) {
-            if !records.contains_key(&key) && records.len() >= CAPACITY {
-                make_room(&mut records, now);
-            }
-            let free = key.free_failures();
-            let record = records.entry(key).or_insert(Record {
-                failures: 0,
-                locked_until: now,
-                last_failure: now,
-            });
-            if now.duration_since(record.last_failure) > FORGET_AFTER {
-                record.failures = 0;
-            }
-            record.failures = record.failures.saturating_add(1);
-            record.last_failure = now;
-            if record.failures > free {
-                record.locked_until = now + lock_window(record.failures - free);
-            }
-        }
+        locked(&records, user, address, now)?;
+        count_failure(&mut records, user, address, now);
         Ok(())
+    }
+
+    /// Refuses an attempt while either key is locked, with how much longer; counts nothing
+    /// (see [`FailureThrottle::record_failure`]).
+    pub(crate) fn check(
+        &self,
+        user: Option<&str>,
+        address: IpAddr,
+        now: Instant,
+    ) -> Result<(), Duration> {
+        let records = self.records.lock().expect("throttle lock");
+        locked(&records, user, address, now)
+    }
+
+    /// Counts a failure found after the attempt ran.
+    pub(crate) fn record_failure(&self, user: Option<&str>, address: IpAddr, now: Instant) {
+        let mut records = self.records.lock().expect("throttle lock");
+        count_failure(&mut records, user, address, now);
     }
 
     /// An admitted attempt succeeded: the user's count starts again, and the address's count
@@ -129,6 +122,52 @@ impl FailureThrottle {
         let mut records = self.records.lock().expect("throttle lock");
         for key in keys(user, address) {
             take_back(&mut records, key);
+        }
+    }
+}
+
+/// How much longer either key is locked, if it is.
+fn locked(
+    records: &HashMap<Key, Record>,
+    user: Option<&str>,
+    address: IpAddr,
+    now: Instant,
+) -> Result<(), Duration> {
+    let locked = keys(user, address)
+        .filter_map(|key| records.get(&key))
+        .filter(|r| r.locked_until > now)
+        .map(|r| r.locked_until - now)
+        .max();
+    match locked {
+        Some(retry_after) => Err(retry_after),
+        None => Ok(()),
+    }
+}
+
+/// Counts one failure of both keys, locking those past their free failures.
+fn count_failure(
+    records: &mut HashMap<Key, Record>,
+    user: Option<&str>,
+    address: IpAddr,
+    now: Instant,
+) {
+    for key in keys(user, address) {
+        if !records.contains_key(&key) && records.len() >= CAPACITY {
+            make_room(records, now);
+        }
+        let free = key.free_failures();
+        let record = records.entry(key).or_insert(Record {
+            failures: 0,
+            locked_until: now,
+            last_failure: now,
+        });
+        if now.duration_since(record.last_failure) > FORGET_AFTER {
+            record.failures = 0;
+        }
+        record.failures = record.failures.saturating_add(1);
+        record.last_failure = now;
+        if record.failures > free {
+            record.locked_until = now + lock_window(record.failures - free);
         }
     }
 }
@@ -258,6 +297,22 @@ mod tests {
             assert_eq!(throttle.admit(Some("bo"), other, t0), Ok(()));
             throttle.record_success(Some("bo"), other);
         }
+    }
+
+    #[test]
+    fn checking_counts_nothing_and_only_recorded_failures_lock() {
+        let throttle = FailureThrottle::new();
+        let address: IpAddr = "192.0.2.9".parse().unwrap();
+        let now = Instant::now();
+        for _ in 0..1000 {
+            assert!(throttle.check(None, address, now).is_ok());
+        }
+        for _ in 0..ADDRESS_FREE_FAILURES {
+            throttle.record_failure(None, address, now);
+        }
+        assert!(throttle.check(None, address, now).is_ok());
+        throttle.record_failure(None, address, now);
+        assert_eq!(throttle.check(None, address, now), Err(FIRST_LOCK));
     }
 
     #[test]

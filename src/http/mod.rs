@@ -310,6 +310,33 @@ where
                 pages::serve(state, &finish, &method, segments, query, password, client)
             });
         }
+        Target::Manage(language, rest) => {
+            if !matches!(method, Method::GET | Method::HEAD | Method::POST) {
+                return finish.error(&ApiError::no_route());
+            }
+            let form = if method == Method::POST {
+                let limit = state.body_read_timeout;
+                match tokio::time::timeout(limit, body::read_limited(headers, body)).await {
+                    Ok(Ok(bytes)) => url::form_urlencoded::parse(&bytes)
+                        .map(|(n, v)| (n.into_owned(), v.into_owned()))
+                        .collect(),
+                    Ok(Err(e)) => return finish.error(&e),
+                    Err(_elapsed) => return finish.error(&ApiError::request_timeout(limit)),
+                }
+            } else {
+                Vec::new()
+            };
+            let request = pages::manage::ManageRequest {
+                method: &method,
+                rest,
+                language: language.unwrap_or(Language::En),
+                query,
+                form,
+                headers,
+                client,
+            };
+            return pages::manage::serve(state, &finish, request).await;
+        }
         Target::RestRoot { .. } if method == Method::GET && accepts_html(headers) => {
             // Browsers go to the calendar; API clients (which ask for JSON) get the index.
             let mut response = Response::new(Vec::new().into());
@@ -397,7 +424,7 @@ where
             };
         }
         // Answered above.
-        Target::Unknown | Target::Page(_) | Target::Asset(_) => {
+        Target::Unknown | Target::Page(_) | Target::Asset(_) | Target::Manage(..) => {
             return finish.error(&ApiError::no_route())
         }
         Target::RestRoot { .. } => {
@@ -481,8 +508,8 @@ where
         .translation_language()
         .or(segment)
         .unwrap_or(Language::En);
-    // An event password on a read is counted as a guess until the handler tells otherwise (it
-    // opened an event, or met none to open); guesses are throttled per address like logins.
+    // An event password on a read is a guess, throttled per address like logins: counted when
+    // the handler tells it missed (it opened no event and was compared with one).
     let tries_event_password = matches!(method, Method::GET | Method::HEAD)
         && params.str("password").is_some_and(|p| !p.is_empty());
     if tries_event_password {
@@ -527,8 +554,8 @@ where
     } else {
         run_blocking(state, context, handler).await
     };
-    if tries_event_password && !tries.failed() {
-        state.auth.forgive_event_password(client);
+    if tries_event_password && tries.failed() {
+        state.auth.event_password_failed(client);
     }
     let writes = matches!(
         method,
@@ -674,14 +701,24 @@ async fn wait_for_position(store: &Store, value: &HeaderValue) -> Result<(), Api
         .ok()
         .and_then(|v| v.trim().parse().ok())
         .ok_or_else(ApiError::invalid_min_seq)?;
+    if reach_position(store, wanted).await {
+        Ok(())
+    } else {
+        Err(ApiError::position_not_reached(store.position()))
+    }
+}
+
+/// Waits (up to [`MIN_SEQ_WAIT`]) until this node has applied the write at `wanted`; whether
+/// it has.
+pub(crate) async fn reach_position(store: &Store, wanted: u64) -> bool {
     let deadline = tokio::time::Instant::now() + MIN_SEQ_WAIT;
     while store.position() < wanted {
         if tokio::time::Instant::now() >= deadline {
-            return Err(ApiError::position_not_reached(store.position()));
+            return false;
         }
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
-    Ok(())
+    true
 }
 
 /// Runs a read handler under `block_in_place`: the async worker's other connections move to

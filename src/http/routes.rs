@@ -266,6 +266,9 @@ pub(crate) enum Target {
     Page(Vec<String>),
     /// `/assets/{name}`: the pages' stylesheet and scripts.
     Asset(String),
+    /// The editors' pages (`/manage/…`, see `http::pages::manage`): the language and the
+    /// segments after `manage`.
+    Manage(Option<Language>, Vec<String>),
     Unknown,
 }
 
@@ -277,13 +280,14 @@ pub struct RouteTable {
 }
 
 /// The labels of the targets outside the namespace, after the routes' in `labels`.
-const OUTSIDE_LABELS: [&str; 6] = [
+const OUTSIDE_LABELS: [&str; 7] = [
     "rest_root",
     "healthz",
     "metrics",
     "unmatched",
     "page",
     "asset",
+    "manage",
 ];
 
 impl RouteTable {
@@ -319,6 +323,7 @@ impl RouteTable {
             Target::Unknown => outside(3),
             Target::Page(_) => outside(4),
             Target::Asset(_) => outside(5),
+            Target::Manage(..) => outside(6),
         }
     }
 
@@ -345,6 +350,9 @@ impl RouteTable {
         let segment = rest.first().and_then(|s| Language::from_segment(s));
         if segment.is_some() {
             rest = &rest[1..];
+        }
+        if rest.first().is_some_and(|s| s == "manage") {
+            return Target::Manage(segment, rest[1..].to_vec());
         }
         if rest.is_empty() {
             return Target::RestRoot { segment };

@@ -73,6 +73,7 @@ fn base(f: &Fields, kind: Kind, meta: &PostMeta, listed: bool) -> TantivyDocumen
     doc.add_u64(f.id, meta.id);
     doc.add_i64(f.date_utc, seconds(&meta.date_utc));
     doc.add_i64(f.order_date, sort_key(&meta.date_utc, meta.id));
+    doc.add_i64(f.order_modified, sort_key(&meta.modified_utc, meta.id));
     doc.add_text(f.title_stem(meta.language), &meta.title);
     doc.add_text(f.title_fold, &meta.title);
     doc

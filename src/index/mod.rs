@@ -186,6 +186,8 @@ pub(crate) enum EventOrder {
     Start,
     /// Publication date, then ID (with `include`).
     Publication,
+    /// Last change, newest first (the editors' dashboard).
+    LastChange,
 }
 
 /// A page of IDs and the total number of matches.

@@ -80,6 +80,8 @@ pub(crate) struct EventFilter {
     pub ticketed: Option<bool>,
     pub include: Option<Vec<u64>>,
     pub post_parent: Option<u64>,
+    /// Only this user's events (the editors' dashboard of callers who edit only their own).
+    pub author: Option<u64>,
     /// Also the events flagged `hide_from_listings` (the export form, `context=export`).
     pub hidden: bool,
     pub geo: Option<GeoFilter>,
@@ -390,6 +392,9 @@ pub(crate) fn events(fields: &Fields, f: &EventFilter, radius_venues: &[u64]) ->
     if let Some(parent) = f.post_parent {
         plan.filter(key_is(fields, Key::PostParent, parent));
     }
+    if let Some(author) = f.author {
+        plan.filter(key_is(fields, Key::Author, author));
+    }
     if let Some(featured) = f.featured {
         plan.filter(key_is(fields, Key::Featured, featured));
     }
@@ -528,6 +533,7 @@ mod tests {
             ticketed: None,
             include: None,
             post_parent: None,
+            author: None,
             hidden: false,
             geo: None,
         }

@@ -95,16 +95,16 @@ impl SearchIndex {
                 return Ok(hits);
             }
         }
-        let key_field = match order {
-            EventOrder::Start => "order_start",
-            EventOrder::Publication => "order_date",
+        let (key_field, ascending) = match order {
+            EventOrder::Start => ("order_start", true),
+            EventOrder::Publication => ("order_date", true),
+            EventOrder::LastChange => ("order_modified", false),
         };
-        // Ascending natural order, expressed as a larger-is-better key.
         self.page(
             &view.searcher,
             &query,
             key_field,
-            true,
+            ascending,
             relevance,
             offset,
             limit,

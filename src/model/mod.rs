@@ -195,4 +195,5 @@ pub struct User {
 pub(crate) mod event;
 pub mod post;
 pub mod series;
+pub mod session;
 pub mod term;

@@ -671,6 +671,44 @@ pub(crate) fn update(
     })
 }
 
+/// The event `id` if the caller may edit it (the editors' event form, before it is shown).
+pub(crate) fn editable(store: &Store, request: &Request, id: u64) -> ServiceResult<Event> {
+    let event = store
+        .read()?
+        .get_record::<Event>(Kind::Event, id)?
+        .ok_or(ServiceError::EventNotFound)?;
+    if capabilities::can_edit(request.caller, &posts::access(&event.post, request.now)) {
+        Ok(event)
+    } else {
+        Err(ServiceError::Forbidden)
+    }
+}
+
+/// Takes the event `id` out of the trash with the status it had before (a draft when that is
+/// unknown), as an update that sends that status does; an event not in the trash is left as
+/// it is.
+pub(crate) fn restore(store: &Store, request: &Request, id: u64) -> ServiceResult<Event> {
+    let event = store
+        .read()?
+        .get_record::<Event>(Kind::Event, id)?
+        .ok_or(ServiceError::EventNotFound)?;
+    if event.post.status != Status::Trash {
+        return Ok(event);
+    }
+    let write = PostWrite {
+        status: Some(event.post.status_before_trash.unwrap_or(Status::Draft)),
+        ..PostWrite::default()
+    };
+    update(
+        store,
+        request,
+        &Target::Id(id),
+        &write,
+        &EventFields::default(),
+        Vec::new(),
+    )
+}
+
 /// `DELETE /events/{id}` and by slug: to the trash.
 pub(crate) fn delete(
     store: &Store,
@@ -750,6 +788,10 @@ pub struct EventQuery {
     pub post_parent: Option<u64>,
     pub ticketed: Option<bool>,
     pub unlock: Unlock,
+    /// Only this user's events (not a parameter of the API: the editors' dashboard).
+    pub author: Option<u64>,
+    /// Newest change first instead of by start (the editors' dashboard).
+    pub by_last_change: bool,
 }
 
 /// The date window actually applied, for the links.
@@ -981,6 +1023,7 @@ fn filter_of(
         ticketed: query.ticketed,
         include: query.include.clone(),
         post_parent: query.post_parent,
+        author: query.author,
         // The export form lists everything the caller may read (docs/api.md, "The export
         // form").
         hidden: query.unlock.export,
@@ -1010,7 +1053,9 @@ pub fn list(
     let view = index.view(store)?;
     let rx = view.store();
     let (filter, window, any_scheduled) = filter_of(index, rx, request, query, invalid)?;
-    let order = if query.include.is_some() {
+    let order = if query.by_last_change {
+        EventOrder::LastChange
+    } else if query.include.is_some() {
         EventOrder::Publication
     } else {
         EventOrder::Start

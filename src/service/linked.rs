@@ -418,6 +418,49 @@ pub(crate) fn update<R: LinkedKind>(
     })
 }
 
+/// The record `id` if the caller may edit it (the editors' forms, before they are shown).
+pub(crate) fn editable<R: LinkedKind>(
+    store: &Store,
+    request: &Request,
+    id: u64,
+) -> ServiceResult<R> {
+    let record = store
+        .read()?
+        .get_record::<R>(R::KIND, id)?
+        .ok_or(ServiceError::NotAccessible(R::KIND))?;
+    let access = posts::access(record.meta(), request.now);
+    if crate::auth::capabilities::can_edit(request.caller, &access) {
+        Ok(record)
+    } else {
+        Err(ServiceError::Forbidden)
+    }
+}
+
+/// Takes the record `id` out of the trash with the status it had before (a draft when that is
+/// unknown), as an update that sends that status does; a record not in the trash is left as
+/// it is.
+pub(crate) fn restore<R: LinkedKind>(store: &Store, request: &Request, id: u64) -> ServiceResult<R>
+where
+    R::Fields: Default,
+{
+    let record: R = editable(store, request, id)?;
+    if record.meta().status != Status::Trash {
+        return Ok(record);
+    }
+    let write = PostWrite {
+        status: Some(record.meta().status_before_trash.unwrap_or(Status::Draft)),
+        ..PostWrite::default()
+    };
+    update(
+        store,
+        request,
+        &Target::Id(id),
+        &write,
+        &R::Fields::default(),
+        Vec::new(),
+    )
+}
+
 /// `DELETE /venues/{id}` and by slug: to the trash.
 pub(crate) fn delete<R: LinkedKind>(
     store: &Store,

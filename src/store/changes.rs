@@ -68,6 +68,11 @@ pub(crate) enum Change {
         id: u64,
         value: Option<u64>,
     },
+    /// An editor's session, by the hash of its token, codec-encoded.
+    Session {
+        key: String,
+        value: Option<Vec<u8>>,
+    },
 }
 
 impl Change {
@@ -96,6 +101,7 @@ impl Change {
             Change::Series { id, .. } => format!("series/{id}"),
             Change::Occurrence { id, .. } => format!("occurrence/{id}"),
             Change::Revision { id, .. } => format!("revision/{id}"),
+            Change::Session { key, .. } => format!("session/{key}"),
         }
     }
 
@@ -111,6 +117,7 @@ impl Change {
                 | Change::Series { value: None, .. }
                 | Change::Occurrence { value: None, .. }
                 | Change::Revision { value: None, .. }
+                | Change::Session { value: None, .. }
         )
     }
 }

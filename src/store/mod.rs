@@ -10,6 +10,7 @@ pub(crate) use changes::Change;
 
 use crate::model::post::Image;
 use crate::model::series::{OccurrenceOf, Series, SeriesHorizon};
+use crate::model::session::Session;
 use crate::model::{Kind, Language, Role, Sequence, User};
 use chrono::NaiveDateTime;
 use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition};
@@ -45,6 +46,8 @@ const OCCURRENCES: TableDefinition<u64, &[u8]> = TableDefinition::new("occurrenc
 /// Each event's revision: how many times its record was written, counted from the second of
 /// its last modification before revisions were kept (see [`WriteTx::put_record`]).
 const REVISIONS: TableDefinition<u64, u64> = TableDefinition::new("revisions");
+/// Editors' sessions, by the hex SHA-256 of their token (see `crate::model::session`).
+const SESSIONS: TableDefinition<&str, &[u8]> = TableDefinition::new("sessions");
 const OUTBOX_SEQUENCE: &str = "seq.outbox";
 /// (kind, group ID, language) → member ID: translation groups.
 const GROUPS: TableDefinition<(&str, u64, &str), u64> = TableDefinition::new("translation_groups");
@@ -237,6 +240,7 @@ impl Store {
             tx.series_table()?;
             tx.occurrences()?;
             tx.revisions()?;
+            tx.sessions()?;
             for kind in Kind::ALL {
                 tx.records(kind)?;
             }
@@ -328,8 +332,8 @@ impl Store {
         Ok(())
     }
 
-    /// Grows whenever log entries written elsewhere change users: whoever keeps users in
-    /// memory (the authenticator) reloads them when it moves.
+    /// Grows whenever users change (here, or in log entries written elsewhere): whoever keeps
+    /// users in memory (the authenticator) reloads them when it moves.
     pub(crate) fn users_generation(&self) -> u64 {
         self.users_generation
             .load(std::sync::atomic::Ordering::SeqCst)
@@ -427,6 +431,7 @@ impl Store {
             exclusive(open.txn, &mut open.series, SERIES)?.retain(|_, _| false)?;
             exclusive(open.txn, &mut open.occurrences, OCCURRENCES)?.retain(|_, _| false)?;
             exclusive(open.txn, &mut open.revisions, REVISIONS)?.retain(|_, _| false)?;
+            exclusive(open.txn, &mut open.sessions, SESSIONS)?.retain(|_, _| false)?;
             for change in rows {
                 tx.apply(change)?;
             }
@@ -542,6 +547,10 @@ impl Store {
             })?;
             Ok(user)
         })
+        .inspect(|_| {
+            self.users_generation
+                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        })
     }
 
     /// Replaces a user's password hash; returns the updated user.
@@ -563,6 +572,10 @@ impl Store {
             })?;
             Ok(user)
         })
+        .inspect(|_| {
+            self.users_generation
+                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        })
     }
 }
 
@@ -580,12 +593,17 @@ pub trait Reads {
     /// The members of a translation group, in the order en, pt-br, es.
     fn group_members(&self, kind: Kind, group: u64) -> StoreResult<Vec<(Language, u64)>>;
     fn user_exists(&self, id: u64) -> StoreResult<bool>;
+    fn user(&self, id: u64) -> StoreResult<Option<User>>;
     /// The rule and occurrences of the series with this event ID, if it is one.
     fn series(&self, id: u64) -> StoreResult<Option<Series>>;
     /// The series and original start of an occurrence's ID, if it is one.
     fn occurrence_of(&self, id: u64) -> StoreResult<Option<OccurrenceOf>>;
     /// The revision of the event `id`, once it was written with revisions kept.
     fn revision(&self, id: u64) -> StoreResult<Option<u64>>;
+    /// The session whose token hashes to `key`.
+    fn session(&self, key: &str) -> StoreResult<Option<Session>>;
+    /// Every stored session, by key.
+    fn all_sessions(&self) -> StoreResult<Vec<(String, Session)>>;
     /// Outbox entries after `seq` in this snapshot, in order.
     fn outbox_after(&self, seq: u64) -> StoreResult<Vec<OutboxEntry>>;
 }
@@ -669,6 +687,15 @@ macro_rules! read_methods {
             Ok(self.users()?.get(id)?.is_some())
         }
 
+        fn user(&self, id: u64) -> StoreResult<Option<User>> {
+            let table = self.users()?;
+            let found = table.get(id)?;
+            Ok(match found {
+                Some(bytes) => Some(codec::decode(bytes.value())?),
+                None => None,
+            })
+        }
+
         fn series(&self, id: u64) -> StoreResult<Option<Series>> {
             let table = self.series_table()?;
             let found = table.get(id)?;
@@ -691,6 +718,24 @@ macro_rules! read_methods {
             let table = self.revisions()?;
             let found = table.get(id)?;
             Ok(found.map(|v| v.value()))
+        }
+
+        fn session(&self, key: &str) -> StoreResult<Option<Session>> {
+            let table = self.sessions()?;
+            let found = table.get(key)?;
+            Ok(match found {
+                Some(bytes) => Some(codec::decode(bytes.value())?),
+                None => None,
+            })
+        }
+
+        fn all_sessions(&self) -> StoreResult<Vec<(String, Session)>> {
+            let mut out = Vec::new();
+            for entry in self.sessions()?.iter()? {
+                let (key, value) = entry?;
+                out.push((key.value().to_string(), codec::decode(value.value())?));
+            }
+            Ok(out)
         }
 
         /// Outbox entries after `seq` in this snapshot, in order.
@@ -739,6 +784,7 @@ struct OpenTables<'t> {
     series: OnceCell<RecordTable<'t>>,
     occurrences: OnceCell<RecordTable<'t>>,
     revisions: OnceCell<redb::Table<'t, u64, u64>>,
+    sessions: OnceCell<redb::Table<'t, &'static str, &'static [u8]>>,
 }
 
 impl<'t> OpenTables<'t> {
@@ -757,6 +803,7 @@ impl<'t> OpenTables<'t> {
             series: OnceCell::new(),
             occurrences: OnceCell::new(),
             revisions: OnceCell::new(),
+            sessions: OnceCell::new(),
         }
     }
 }
@@ -851,6 +898,18 @@ impl<'t> WriteTx<'t> {
 
     fn revisions(&self) -> StoreResult<&redb::Table<'t, u64, u64>> {
         shared(self.open.txn, &self.open.revisions, REVISIONS)
+    }
+
+    fn sessions(&self) -> StoreResult<&redb::Table<'t, &'static str, &'static [u8]>> {
+        shared(self.open.txn, &self.open.sessions, SESSIONS)
+    }
+
+    /// Stores (or with `None` removes) the session whose token hashes to `key`.
+    pub(crate) fn set_session(&mut self, key: &str, session: Option<&Session>) -> StoreResult<()> {
+        self.change(Change::Session {
+            key: key.to_string(),
+            value: session.map(codec::encode),
+        })
     }
 
     fn meta_mut(&mut self) -> StoreResult<&mut redb::Table<'t, &'static str, u64>> {
@@ -1079,6 +1138,13 @@ impl WriteTx<'_> {
                     None => table.remove(*id)?,
                 };
             }
+            Change::Session { key, value } => {
+                let table = exclusive(open.txn, &mut open.sessions, SESSIONS)?;
+                match value {
+                    Some(bytes) => table.insert(key.as_str(), bytes.as_slice())?,
+                    None => table.remove(key.as_str())?,
+                };
+            }
         }
         Ok(())
     }
@@ -1220,6 +1286,10 @@ impl ReadTx {
     fn revisions(&self) -> StoreResult<redb::ReadOnlyTable<u64, u64>> {
         Ok(self.txn.open_table(REVISIONS)?)
     }
+
+    fn sessions(&self) -> StoreResult<redb::ReadOnlyTable<&'static str, &'static [u8]>> {
+        Ok(self.txn.open_table(SESSIONS)?)
+    }
 }
 
 impl ReadTx {
@@ -1352,6 +1422,13 @@ impl ReadTx {
             f(Change::Revision {
                 id: id.value(),
                 value: Some(value.value()),
+            })?;
+        }
+        for entry in self.sessions()?.iter().map_err(StoreError::from)? {
+            let (key, value) = entry.map_err(StoreError::from)?;
+            f(Change::Session {
+                key: key.value().to_string(),
+                value: Some(value.value().to_vec()),
             })?;
         }
         Ok(())

@@ -5,6 +5,8 @@
 //   {"base": "http://127.0.0.1:PORT",            // the server (no trailing slash needed)
 //    "screenshots": "/abs/dir",                   // full-page PNGs go here
 //    "pages": [{"lang": "en", "name": "list", "url": "http://…/events/", "status": 200}, …],
+//                                                 // a page may carry "cookie": {"name", "value"}
+//                                                 // (an editor's session, for the manage pages)
 //    "embed_host_port": 41234,                    // where to serve the page that embeds the calendar
 //    "category_slug": "music",                    // the list embed's data-categories
 //    "chromium": "/usr/bin/chromium",             // optional
@@ -325,6 +327,7 @@ async function checkPage(browser, cfg, p, width) {
   const started = Date.now();
   const { context, rec } = await newContext(browser, [cfg.origin], { width });
   try {
+    if (p.cookie) await context.addCookies([{ ...p.cookie, url: cfg.origin }]);
     await withDeadline(cfg.pageTimeout, async () => {
       const page = await context.newPage();
       let response;

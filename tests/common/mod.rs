@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use base64::Engine as _;
 use serde_json::Value;
 
+pub mod browser;
 mod http;
 pub mod node;
 pub mod postgres;

@@ -5,7 +5,10 @@
 
 mod address;
 mod assets;
+mod event_form;
 mod locale;
+pub(crate) mod manage;
+mod manage_texts;
 pub mod settings;
 mod templates;
 mod views;
@@ -166,6 +169,23 @@ pub(crate) fn serve(
         }
     };
     let h = response.headers_mut();
+    security_headers(state, h, &frame_ancestors);
+    put(h, HeaderName::from_static("x-cal-api-version"), "v1");
+    put(
+        h,
+        HeaderName::from_static("x-cal-api-root"),
+        &format!("{}/", links.namespace()),
+    );
+    put(
+        h,
+        HeaderName::from_static("x-cal-api-origin"),
+        &state.public_url,
+    );
+    response
+}
+
+/// The headers that keep a page to its own origin: what it may load, frame and send.
+fn security_headers(state: &AppState, h: &mut HeaderMap, frame_ancestors: &str) {
     let csp = format!(
         "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; \
          img-src 'self' data: {}; \
@@ -179,18 +199,6 @@ pub(crate) fn serve(
         "strict-origin-when-cross-origin",
     );
     put(h, header::X_CONTENT_TYPE_OPTIONS, "nosniff");
-    put(h, HeaderName::from_static("x-cal-api-version"), "v1");
-    put(
-        h,
-        HeaderName::from_static("x-cal-api-root"),
-        &format!("{}/", links.namespace()),
-    );
-    put(
-        h,
-        HeaderName::from_static("x-cal-api-origin"),
-        &state.public_url,
-    );
-    response
 }
 
 /// Answers `/assets/{name}`: content-hashed names are immutable, `embed.js` (named in other
@@ -862,8 +870,8 @@ fn event_page(
             None => not_found(ctx),
         };
     };
-    if tried && !tries.failed() {
-        state.auth.forgive_event_password(client);
+    if tried && tries.failed() {
+        state.auth.event_password_failed(client);
     }
     let now = chrono::Utc::now().naive_utc();
     let view = views::event_views(state, std::slice::from_ref(&event), now)?

@@ -128,7 +128,7 @@ edit. export (editors and administrators; 401/403 rest_forbidden_context for oth
 export form of almanac export (stored description, excerpt, status and cost values, the event \
 password, no json_ld).";
 
-fn write_params(create: bool) -> Vec<ParamSpec> {
+pub(crate) fn write_params(create: bool) -> Vec<ParamSpec> {
     let mut specs = common_write_params("title", create);
     let mut start = date_param("start_date");
     start.required = create;
@@ -498,9 +498,9 @@ fn event_fields(params: &mut Params) -> EventFields {
 }
 
 /// Reads a write: the common fields (with `date` in the request's time zone) and the
-/// event's own.
-fn write(ctx: &Context) -> (Params, crate::service::posts::PostWrite, EventFields) {
-    let mut params = ctx.params.clone();
+/// event's own (the editors' event form reads its fields here too).
+pub(crate) fn write(params: &Params) -> (Params, crate::service::posts::PostWrite, EventFields) {
+    let mut params = params.clone();
     let fields = event_fields(&mut params);
     let zone = fields.timezone.clone().unwrap_or(Zone::Utc);
     // Validation read `date` in UTC; in the request's zone a value at the ends of the range
@@ -682,7 +682,7 @@ fn get(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
 }
 
 fn create(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
-    let (params, write, fields) = write(ctx);
+    let (params, write, fields) = write(&ctx.params);
     let event = events::create(
         &state.store,
         &request(ctx),
@@ -701,7 +701,7 @@ fn create(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
 }
 
 fn update(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
-    let (params, write, fields) = write(ctx);
+    let (params, write, fields) = write(&ctx.params);
     let event = events::update(
         &state.store,
         &request(ctx),
@@ -811,6 +811,8 @@ pub(super) fn event_query(
         post_parent: params.i64("post_parent").map(|p| p as u64),
         ticketed: params.bool("ticketed"),
         unlock: unlock(ctx),
+        author: None,
+        by_last_change: false,
     }
 }
 

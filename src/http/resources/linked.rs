@@ -176,7 +176,7 @@ impl LinkedResource for Organizer {
 }
 
 /// The write parameters of a linked kind: the common post fields and the kind's own.
-fn write_params<R: LinkedResource>(create: bool) -> Vec<ParamSpec> {
+pub(crate) fn write_params<R: LinkedResource>(create: bool) -> Vec<ParamSpec> {
     let mut specs = common_write_params(R::NAME_FIELD, create);
     specs.extend(R::field_params());
     specs
@@ -192,6 +192,15 @@ fn linked_write<R: LinkedResource>(params: &mut Params) -> PostWrite {
         );
     }
     write
+}
+
+/// Reads a write of a linked kind from validated parameters (the routes' and the editors'
+/// forms'): the common fields and the kind's own, with what they refused in the parameters.
+pub(crate) fn write<R: LinkedResource>(params: &Params) -> (Params, PostWrite, R::Fields) {
+    let mut params = params.clone();
+    let write = linked_write::<R>(&mut params);
+    let fields = R::fields(&mut params);
+    (params, write, fields)
 }
 
 /// Parses an inline venue or organizer object of an event write with the
@@ -439,9 +448,7 @@ fn get<R: LinkedResource>(state: &AppState, ctx: &Context) -> Result<ApiResponse
 }
 
 fn create<R: LinkedResource>(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
-    let mut params = ctx.params.clone();
-    let write = linked_write::<R>(&mut params);
-    let fields = R::fields(&mut params);
+    let (params, write, fields) = write::<R>(&ctx.params);
     let record: R = linked::create(
         &state.store,
         &request(ctx),
@@ -460,9 +467,7 @@ fn create<R: LinkedResource>(state: &AppState, ctx: &Context) -> Result<ApiRespo
 }
 
 fn update<R: LinkedResource>(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
-    let mut params = ctx.params.clone();
-    let write = linked_write::<R>(&mut params);
-    let fields = R::fields(&mut params);
+    let (params, write, fields) = write::<R>(&ctx.params);
     let record: R = linked::update(
         &state.store,
         &request(ctx),

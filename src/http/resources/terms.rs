@@ -112,7 +112,7 @@ fn list_params(kind: Kind) -> Vec<ParamSpec> {
     specs
 }
 
-fn write_params(kind: Kind, create: bool) -> Vec<ParamSpec> {
+pub(crate) fn write_params(kind: Kind, create: bool) -> Vec<ParamSpec> {
     let mut name = ParamSpec::query("name", ParamKind::NonEmptyString);
     name.required = create;
     let mut specs = vec![
@@ -235,7 +235,9 @@ fn allowed(ctx: &Context, kind: Kind) -> &'static [&'static str] {
     }
 }
 
-fn write(params: &mut Params, kind: Kind) -> TermWrite {
+/// A term write read from validated parameters (the routes' and the editors' forms'); what
+/// it refuses is added to the parameters.
+pub(crate) fn term_write(params: &mut Params, kind: Kind) -> TermWrite {
     let name = params.str("name").map(terms::clean_name);
     match &name {
         Some(n) if n.is_empty() => params.refuse(
@@ -325,7 +327,7 @@ fn get(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
 fn create(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
     let kind = kind_of(state, ctx);
     let mut params = ctx.params.clone();
-    let fields = write(&mut params, kind);
+    let fields = term_write(&mut params, kind);
     let view = terms::create(
         &state.store,
         &state.index,
@@ -346,7 +348,7 @@ fn create(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
 fn update(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
     let kind = kind_of(state, ctx);
     let mut params = ctx.params.clone();
-    let fields = write(&mut params, kind);
+    let fields = term_write(&mut params, kind);
     let view = terms::update(
         &state.store,
         &state.index,
