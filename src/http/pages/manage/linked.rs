@@ -52,48 +52,22 @@ pub(super) fn list_page<R: LinkedResource>(
             @if items.is_empty() {
                 p { (t.nothing_here) }
             } @else {
-                form method="post" action=(base.trim_end_matches('/')) {
-                    input type="hidden" name="form_token" value=(editor.session.form_token);
-                    input type="hidden" name="back" value=(link(page_number));
-                    div.table-scroll tabindex="0" role="region" aria-label=(names.plural) {
-                        table.manage-events {
-                            caption.vh { (names.plural) }
-                            thead {
-                                tr {
-                                    th scope="col" { span.vh { (t.select_all) } }
-                                    th scope="col" { (t.name) }
-                                    th scope="col" { (t.status) }
-                                    th scope="col" { (t.last_change) }
-                                }
-                            }
-                            tbody {
-                                @for record in &items {
-                                    @let meta = record.meta();
-                                    @let id = format!("select-{}", meta.id);
-                                    tr {
-                                        td {
-                                            input type="checkbox" name="id" value=(meta.id) id=(id);
-                                            label.vh for=(id) { (crate::http::pages::locale::fill(t.select, "title", &meta.title)) }
-                                        }
-                                        th scope="row" {
-                                            a href=(format!("{base}{}", meta.id)) { (meta.title) }
-                                        }
-                                        td { (t.status(meta.status)) }
-                                        td { (ctx.locale.short_date(meta.modified_utc.date())) " " (ctx.locale.time(meta.modified_utc)) " UTC" }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                    p.bulk {
-                        label for="action" { (t.with_selected) }
-                        select #action name="action" {
-                            option value="trash" { (t.trash) }
-                            option value="restore" { (t.restore) }
-                        }
-                        button type="submit" { (t.apply) }
-                    }
-                }
+                (bulk_table(
+                    ctx,
+                    editor,
+                    &BulkList {
+                        label: names.plural,
+                        action: base.trim_end_matches('/').to_string(),
+                        back: link(page_number),
+                        columns: &[t.name, t.status, t.last_change],
+                        actions: &[("trash", t.trash), ("restore", t.restore)],
+                    },
+                    items.iter().map(|record| {
+                        let meta = record.meta();
+                        let cells = vec![html! { (t.status(meta.status)) }, changed(ctx, meta.modified_utc)];
+                        (meta.id, format!("{base}{}", meta.id), meta.title.clone(), cells)
+                    }),
+                ))
                 (pager(t, names.plural, page_number, pages, &link))
             }
         },
@@ -245,23 +219,12 @@ pub(super) fn save<R: LinkedResource>(
             invalid,
         ),
     };
-    match written {
-        Ok(record) => Ok(Answer::Redirect {
-            to: ctx_path(
-                ctx,
-                &format!("{}/{}?saved=1", R::COLLECTION, record.meta().id),
-            ),
-            cookies: Vec::new(),
-        }),
-        Err(ServiceError::Invalid(refusals)) => {
-            let errors = event_form::errors(refusals);
-            Ok(record_form::<R>(ctx, editor, id, &values, &errors, false))
-        }
-        Err(ServiceError::Forbidden) | Err(ServiceError::CannotEditOthers) => {
-            Ok(refused(ctx, editor))
-        }
-        Err(e) => Err(e),
-    }
+    after_write(
+        written.map(|record| format!("{}/{}", R::COLLECTION, record.meta().id)),
+        ctx,
+        editor,
+        |errors| Ok(record_form::<R>(ctx, editor, id, &values, &errors, false)),
+    )
 }
 
 /// The form of a record of `R` with `values` (by parameter name) and `errors`.

@@ -761,56 +761,102 @@ fn dashboard(
             @if items.is_empty() {
                 p { (t.no_events) }
             } @else {
-                form method="post" action=(ctx_path(ctx, "events")) {
-                    input type="hidden" name="form_token" value=(editor.session.form_token);
-                    input type="hidden" name="back" value=(link(page_number));
-                    div.table-scroll tabindex="0" role="region" aria-label=(t.events) {
-                        table.manage-events {
-                            caption.vh { (t.events) }
-                            thead {
-                                tr {
-                                    th scope="col" { span.vh { (t.select_all) } }
-                                    th scope="col" { (t.title) }
-                                    th scope="col" { (t.starts) }
-                                    th scope="col" { (t.status) }
-                                    th scope="col" { (t.last_change) }
-                                }
-                            }
-                            tbody {
-                                @for event in &items {
-                                    @let title = if event.post.title.trim().is_empty() { t.untitled.to_string() } else { event.post.title.clone() };
-                                    @let id = format!("select-{}", event.post.id);
-                                    tr {
-                                        td {
-                                            input type="checkbox" name="id" value=(event.post.id) id=(id);
-                                            label.vh for=(id) { (super::locale::fill(t.select, "title", &title)) }
-                                        }
-                                        th scope="row" {
-                                            a href=(ctx_path(ctx, &format!("events/{}", event.post.id))) { (title) }
-                                        }
-                                        td { (ctx.locale.long_date(event.start_local.date())) " " (ctx.locale.time(event.start_local)) }
-                                        td { (t.status(event.post.status)) }
-                                        td { (ctx.locale.short_date(event.post.modified_utc.date())) " " (ctx.locale.time(event.post.modified_utc)) " UTC" }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                    p.bulk {
-                        label for="action" { (t.with_selected) }
-                        select #action name="action" {
-                            option value="trash" { (t.trash) }
-                            option value="restore" { (t.restore) }
-                            option value="publish" { (t.publish) }
-                        }
-                        button type="submit" { (t.apply) }
-                    }
-                }
+                (bulk_table(
+                    ctx,
+                    editor,
+                    &BulkList {
+                        label: t.events,
+                        action: ctx_path(ctx, "events"),
+                        back: link(page_number),
+                        columns: &[t.title, t.starts, t.status, t.last_change],
+                        actions: &[("trash", t.trash), ("restore", t.restore), ("publish", t.publish)],
+                    },
+                    items.iter().map(|event| {
+                        let title = if event.post.title.trim().is_empty() {
+                            t.untitled.to_string()
+                        } else {
+                            event.post.title.clone()
+                        };
+                        let cells = vec![
+                            html! { (ctx.locale.long_date(event.start_local.date())) " " (ctx.locale.time(event.start_local)) },
+                            html! { (t.status(event.post.status)) },
+                            changed(ctx, event.post.modified_utc),
+                        ];
+                        (event.post.id, ctx_path(ctx, &format!("events/{}", event.post.id)), title, cells)
+                    }),
+                ))
                 (pager(t, t.events, page_number, pages, &link))
             }
         },
     );
     Ok(page(StatusCode::OK, html))
+}
+
+/// A list's bulk form: its name, where it is sent, the list's address to come back to, the
+/// columns after the selection and the name, and the actions offered.
+struct BulkList<'a> {
+    label: &'a str,
+    action: String,
+    back: String,
+    columns: &'a [&'a str],
+    actions: &'a [(&'a str, &'a str)],
+}
+
+/// A list's records in a table inside its bulk form: a row per record (its ID, the address
+/// of its form, its name, its other cells).
+fn bulk_table(
+    ctx: &PageCtx,
+    editor: &Editor,
+    list: &BulkList,
+    rows: impl Iterator<Item = (u64, String, String, Vec<Markup>)>,
+) -> Markup {
+    let t = ManageTexts::of(ctx.locale.language);
+    html! {
+        form method="post" action=(list.action) {
+            input type="hidden" name="form_token" value=(editor.session.form_token);
+            input type="hidden" name="back" value=(list.back);
+            div.table-scroll tabindex="0" role="region" aria-label=(list.label) {
+                table.manage-events {
+                    caption.vh { (list.label) }
+                    thead {
+                        tr {
+                            th scope="col" { span.vh { (t.select_all) } }
+                            @for column in list.columns {
+                                th scope="col" { (column) }
+                            }
+                        }
+                    }
+                    tbody {
+                        @for (id, href, name, cells) in rows {
+                            @let input_id = format!("select-{id}");
+                            tr {
+                                td {
+                                    input type="checkbox" name="id" value=(id) id=(input_id);
+                                    label.vh for=(input_id) { (super::locale::fill(t.select, "title", &name)) }
+                                }
+                                th scope="row" { a href=(href) { (name) } }
+                                @for cell in cells { td { (cell) } }
+                            }
+                        }
+                    }
+                }
+            }
+            p.bulk {
+                label for="action" { (t.with_selected) }
+                select #action name="action" {
+                    @for (value, label) in list.actions {
+                        option value=(value) { (label) }
+                    }
+                }
+                button type="submit" { (t.apply) }
+            }
+        }
+    }
+}
+
+/// When a record last changed, in UTC.
+fn changed(ctx: &PageCtx, modified_utc: NaiveDateTime) -> Markup {
+    html! { (ctx.locale.short_date(modified_utc.date())) " " (ctx.locale.time(modified_utc)) " UTC" }
 }
 
 /// The outcome of the last action, told by the address it led to.
@@ -1239,15 +1285,29 @@ fn save_event(
             invalid,
         ),
     };
+    after_write(
+        written.map(|event| format!("events/{}", event.post.id)),
+        ctx,
+        editor,
+        |errors| form_page(state, ctx, editor, &request, id, &form, &errors, None),
+    )
+}
+
+/// What a form's write leads to: the record's form, saying it was saved (`written` is its
+/// path under `/manage/`); the form again with the API's refusals by field; or the page that
+/// says the record is not the editor's to change.
+fn after_write(
+    written: Result<String, ServiceError>,
+    ctx: &PageCtx,
+    editor: &Editor,
+    again: impl FnOnce(Vec<(String, String)>) -> Result<Answer, ServiceError>,
+) -> Result<Answer, ServiceError> {
     match written {
-        Ok(event) => Ok(Answer::Redirect {
-            to: ctx_path(ctx, &format!("events/{}?saved=1", event.post.id)),
+        Ok(path) => Ok(Answer::Redirect {
+            to: ctx_path(ctx, &format!("{path}?saved=1")),
             cookies: Vec::new(),
         }),
-        Err(ServiceError::Invalid(refusals)) => {
-            let errors = event_form::errors(refusals);
-            form_page(state, ctx, editor, &request, id, &form, &errors, None)
-        }
+        Err(ServiceError::Invalid(refusals)) => again(event_form::errors(refusals)),
         Err(ServiceError::Forbidden) | Err(ServiceError::CannotEditOthers) => {
             Ok(refused(ctx, editor))
         }

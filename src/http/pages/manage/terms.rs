@@ -84,46 +84,24 @@ pub(super) fn list_page(
             @if items.is_empty() {
                 p { (t.nothing_here) }
             } @else {
-                form method="post" action=(base.trim_end_matches('/')) {
-                    input type="hidden" name="form_token" value=(editor.session.form_token);
-                    input type="hidden" name="back" value=(link(page_number));
-                    div.table-scroll tabindex="0" role="region" aria-label=(names.plural) {
-                        table.manage-events {
-                            caption.vh { (names.plural) }
-                            thead {
-                                tr {
-                                    th scope="col" { span.vh { (t.select_all) } }
-                                    th scope="col" { (t.name) }
-                                    th scope="col" { (t.slug) }
-                                    th scope="col" { (t.events) }
-                                }
-                            }
-                            tbody {
-                                @for view in &items {
-                                    @let id = format!("select-{}", view.term.id);
-                                    tr {
-                                        td {
-                                            input type="checkbox" name="id" value=(view.term.id) id=(id);
-                                            label.vh for=(id) { (crate::http::pages::locale::fill(t.select, "title", &view.term.name)) }
-                                        }
-                                        th scope="row" {
-                                            a href=(format!("{base}{}", view.term.id)) { (view.term.name) }
-                                        }
-                                        td { (view.term.slug) }
-                                        td { (ctx.locale.count(view.count as usize)) }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                    p.bulk {
-                        label for="action" { (t.with_selected) }
-                        select #action name="action" {
-                            option value="delete" { (t.delete) }
-                        }
-                        button type="submit" { (t.apply) }
-                    }
-                }
+                (bulk_table(
+                    ctx,
+                    editor,
+                    &BulkList {
+                        label: names.plural,
+                        action: base.trim_end_matches('/').to_string(),
+                        back: link(page_number),
+                        columns: &[t.name, t.slug, t.events],
+                        actions: &[("delete", t.delete)],
+                    },
+                    items.iter().map(|view| {
+                        let cells = vec![
+                            html! { (view.term.slug) },
+                            html! { (ctx.locale.count(view.count as usize)) },
+                        ];
+                        (view.term.id, format!("{base}{}", view.term.id), view.term.name.clone(), cells)
+                    }),
+                ))
                 (pager(t, names.plural, page_number, pages, &link))
             }
         },
@@ -285,23 +263,16 @@ pub(super) fn save(
             invalid,
         ),
     };
-    match written {
-        Ok(view) => Ok(Answer::Redirect {
-            to: ctx_path(
-                ctx,
-                &format!("{}/{}?saved=1", collection(kind), view.term.id),
-            ),
-            cookies: Vec::new(),
-        }),
-        Err(ServiceError::Invalid(refusals)) => {
-            let errors = event_form::errors(refusals);
+    after_write(
+        written.map(|view| format!("{}/{}", collection(kind), view.term.id)),
+        ctx,
+        editor,
+        |errors| {
             term_form(
                 state, ctx, editor, &request, kind, id, &values, &errors, false,
             )
-        }
-        Err(ServiceError::Forbidden) => Ok(refused(ctx, editor)),
-        Err(e) => Err(e),
-    }
+        },
+    )
 }
 
 #[allow(clippy::too_many_arguments)]
