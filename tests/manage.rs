@@ -805,3 +805,91 @@ fn categories_and_tags_are_managed_by_editors_only() {
         "the API's answer for an unknown term"
     );
 }
+
+#[test]
+fn administrators_add_users_and_reset_passwords_from_the_browser() {
+    let admin = sign_in(&ADMIN);
+    let page = admin.get("/manage/users");
+    assert_eq!(page.status, 200, "{}", page.describe());
+    assert!(
+        page.text().contains("<th scope=\"row\">editor</th>"),
+        "{}",
+        page.text()
+    );
+    let editor = sign_in(&EDITOR);
+    assert_eq!(editor.get("/manage/users").status, 403);
+    let r = editor.post(
+        "/manage/users",
+        &[
+            ("form_token", &editor.token),
+            ("action", "add"),
+            ("name", "sneaky"),
+            ("role", "administrator"),
+            ("password", "Sneaky-pass-1"),
+        ],
+    );
+    assert_eq!(r.status, 403, "{}", r.describe());
+
+    let bad = admin.post(
+        "/manage/users",
+        &[
+            ("form_token", &admin.token),
+            ("action", "add"),
+            ("name", "a b"),
+            ("role", "author"),
+            ("password", "Newbie-pass-1"),
+        ],
+    );
+    assert_eq!(bad.status, 422, "{}", bad.describe());
+    assert!(
+        bad.text().contains("id=\"name-error\"") && bad.text().contains("value=\"a b\""),
+        "{}",
+        bad.text()
+    );
+
+    let name = format!("newbie{}", tok());
+    let r = admin.post(
+        "/manage/users",
+        &[
+            ("form_token", &admin.token),
+            ("action", "add"),
+            ("name", &name),
+            ("role", "author"),
+            ("password", "Newbie-pass-1"),
+        ],
+    );
+    assert_eq!(r.status, 200, "{}", r.describe());
+    assert!(
+        r.text().contains(&format!("{name} was added.")),
+        "{}",
+        r.text()
+    );
+    let api = |password: &str| {
+        srv()
+            .req("GET", &format!("{NS}/events?status=draft"))
+            .auth(&name, password)
+            .send()
+            .status
+    };
+    assert_eq!(api("Newbie-pass-1"), 200);
+
+    let r = admin.post(
+        "/manage/users",
+        &[
+            ("form_token", &admin.token),
+            ("action", "reset"),
+            ("name", &name),
+        ],
+    );
+    assert_eq!(r.status, 200, "{}", r.describe());
+    let html = r.text();
+    let marker = format!("The new password of {name} is ");
+    let start = html.find(&marker).unwrap_or_else(|| panic!("{html}")) + marker.len();
+    let password: String = html[start..]
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric())
+        .collect();
+    assert_eq!(password.len(), 24, "{html}");
+    assert_eq!(api(&password), 200);
+    assert_eq!(api("Newbie-pass-1"), 401);
+}

@@ -187,6 +187,7 @@ fn manage_pages(srv: &Server) -> Vec<Value> {
             ("manage-categories", "/manage/categories/"),
             ("manage-new-category", "/manage/categories/new"),
             ("manage-tags", "/manage/tags/"),
+            ("manage-users", "/manage/users"),
         ] {
             pages.push(json!({"lang": lang, "name": name, "cookie": session,
                               "url": format!("{}{segment}{path}", srv.base), "status": 200}));

@@ -60,6 +60,18 @@ pub(crate) fn set_password(store: &Store, name: &str, password: &str) -> Result<
     Ok(store.set_password(name, password::hash(password))?)
 }
 
+/// Whether `caller` may list users, add them and reset their passwords (the editors' users
+/// page): administrators.
+pub(crate) fn may_manage(caller: crate::auth::Caller) -> bool {
+    matches!(
+        caller,
+        crate::auth::Caller::User {
+            role: Role::Administrator,
+            ..
+        }
+    )
+}
+
 /// Users ordered by ID.
 pub(crate) fn list(store: &Store) -> Result<Vec<User>, UserError> {
     let mut users = store.users()?;

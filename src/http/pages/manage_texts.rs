@@ -94,6 +94,18 @@ pub(crate) struct ManageTexts {
     pub organizer_names: KindNames,
     pub category_names: KindNames,
     pub tag_names: KindNames,
+    pub users: &'static str,
+    pub add_user: &'static str,
+    pub role: &'static str,
+    /// Administrator, editor, author, contributor, subscriber.
+    pub roles: [&'static str; 5],
+    pub reset_password: &'static str,
+    /// The reset button's accessible name: `{name}`.
+    pub reset_password_of: &'static str,
+    /// `{name}` added.
+    pub user_added: &'static str,
+    /// `{name}`'s new `{password}`, shown once.
+    pub password_reset: &'static str,
     pub slug: &'static str,
     pub parent: &'static str,
     pub delete: &'static str,
@@ -119,6 +131,14 @@ impl ManageTexts {
             Kind::Tag => &self.tag_names,
             Kind::Venue | Kind::Event => &self.venue_names,
         }
+    }
+
+    pub(crate) fn role_name(&self, role: crate::model::Role) -> &'static str {
+        let index = crate::model::Role::ALL
+            .iter()
+            .position(|r| *r == role)
+            .unwrap_or(0);
+        self.roles[index]
     }
 
     pub(crate) fn field_label(&self, name: &str) -> &'static str {
@@ -247,6 +267,14 @@ static EN: ManageTexts = ManageTexts {
         new: "New tag",
         edit: "Edit tag",
     },
+    users: "Users",
+    add_user: "Add a user",
+    role: "Role",
+    roles: ["Administrator", "Editor", "Author", "Contributor", "Subscriber"],
+    reset_password: "Reset the password",
+    reset_password_of: "Reset the password of {name}",
+    user_added: "{name} was added.",
+    password_reset: "The new password of {name} is {password} — it is shown only this once. Their sessions were ended.",
     slug: "Slug (in addresses)",
     parent: "Parent category",
     delete: "Delete for good",
@@ -383,6 +411,14 @@ static PT_BR: ManageTexts = ManageTexts {
         new: "Nova tag",
         edit: "Editar tag",
     },
+    users: "Usuários",
+    add_user: "Adicionar um usuário",
+    role: "Função",
+    roles: ["Administrador", "Editor", "Autor", "Colaborador", "Assinante"],
+    reset_password: "Redefinir a senha",
+    reset_password_of: "Redefinir a senha de {name}",
+    user_added: "{name} foi adicionado.",
+    password_reset: "A nova senha de {name} é {password} — ela só é mostrada esta vez. As sessões foram encerradas.",
     slug: "Slug (nos endereços)",
     parent: "Categoria mãe",
     delete: "Excluir de vez",
@@ -517,6 +553,14 @@ static ES: ManageTexts = ManageTexts {
         new: "Nueva etiqueta",
         edit: "Editar etiqueta",
     },
+    users: "Usuarios",
+    add_user: "Añadir un usuario",
+    role: "Rol",
+    roles: ["Administrador", "Editor", "Autor", "Colaborador", "Suscriptor"],
+    reset_password: "Restablecer la contraseña",
+    reset_password_of: "Restablecer la contraseña de {name}",
+    user_added: "Se ha añadido a {name}.",
+    password_reset: "La nueva contraseña de {name} es {password}: solo se muestra esta vez. Se han cerrado sus sesiones.",
     slug: "Slug (en las direcciones)",
     parent: "Categoría superior",
     delete: "Eliminar definitivamente",

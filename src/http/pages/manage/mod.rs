@@ -6,6 +6,7 @@
 
 mod linked;
 mod terms;
+mod users;
 
 use super::event_form::{self, Choices, EventForm};
 use super::manage_texts::ManageTexts;
@@ -220,6 +221,14 @@ pub(crate) async fn serve(
             let kind = term_kind(collection).expect("checked");
             tokio::task::block_in_place(|| terms::save(state, &ctx, &req, editor, kind, which, now))
         }
+        (&Method::GET | &Method::HEAD, ["users"], Some(editor)) => {
+            tokio::task::block_in_place(|| {
+                users::page_of(state, &ctx, editor, None, ("", "author"), StatusCode::OK)
+            })
+        }
+        (&Method::POST, ["users"], Some(editor)) => {
+            tokio::task::block_in_place(|| users::change(state, &ctx, &req, editor))
+        }
         (&Method::GET | &Method::HEAD, ["events", which], Some(editor)) => {
             tokio::task::block_in_place(|| event_page(state, &ctx, &req, editor, which, now))
         }
@@ -399,6 +408,9 @@ fn editor_bar(ctx: &PageCtx, editor: &Editor) -> Markup {
                 li { a href=(ctx_path(ctx, "organizers/")) { (t.kind(crate::model::Kind::Organizer).plural) } }
                 li { a href=(ctx_path(ctx, "categories/")) { (t.kind(crate::model::Kind::Category).plural) } }
                 li { a href=(ctx_path(ctx, "tags/")) { (t.kind(crate::model::Kind::Tag).plural) } }
+                @if crate::service::users::may_manage(editor.caller()) {
+                    li { a href=(ctx_path(ctx, "users")) { (t.users) } }
+                }
                 li { a href=(ctx_path(ctx, "password")) { (t.change_password) } }
             }
             form method="post" action=(ctx_path(ctx, "sign-out")) {
