@@ -474,7 +474,7 @@ impl Unlock {
         let by_password = self
             .password
             .as_deref()
-            .is_some_and(|given| constant_time_eq(given.as_bytes(), secret.as_bytes()));
+            .is_some_and(|given| super::secret_eq(given.as_bytes(), secret.as_bytes()));
         if self.password.is_some() {
             let outcome = if by_password {
                 &self.tries.opened
@@ -488,17 +488,6 @@ impl Unlock {
             || (self.context_edit
                 && capabilities::can_edit(caller, &posts::access(&event.post, now)))
     }
-}
-
-/// Compares SHA-256 digests of both sides byte by byte without stopping early, so that the
-/// time taken reveals neither the position of the first difference nor the stored length.
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    use sha2::{Digest, Sha256};
-    let (a, b) = (Sha256::digest(a), Sha256::digest(b));
-    a.iter()
-        .zip(b.iter())
-        .fold(0u8, |acc, (x, y)| acc | (x ^ y))
-        == 0
 }
 
 /// `GET /events/{id}` and `/events/by-slug/{slug}`.
@@ -1159,8 +1148,6 @@ pub(crate) struct EventView {
     pub tags: Vec<TermView>,
     pub translations: Vec<(Language, u64)>,
     pub recurring: series::Recurring,
-    /// How many times the event was written (a feed's SEQUENCE).
-    pub revision: u64,
 }
 
 /// Builds the [`EventView`]s of some events from one store snapshot; the event counts of the
@@ -1220,11 +1207,15 @@ impl EventViews {
             tags: self.terms(Kind::Tag, &event.tags)?,
             translations: posts::visible_translations(&self.rx, event, self.caller, self.now)?,
             recurring: series::recurring(&self.rx, event.post.id)?,
-            revision: self
-                .rx
-                .revision(event.post.id)?
-                .unwrap_or_else(|| crate::store::revision_floor(event.post.modified_utc)),
         })
+    }
+
+    /// How many times `event` was written (a calendar feed's SEQUENCE; only feeds read it).
+    pub(crate) fn revision(&self, event: &Event) -> ServiceResult<u64> {
+        Ok(self
+            .rx
+            .revision(event.post.id)?
+            .unwrap_or_else(|| crate::store::revision_floor(event.post.modified_utc)))
     }
 
     /// What the representation of `event` with `view` embeds, beyond the clock, what the

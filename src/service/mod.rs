@@ -153,3 +153,14 @@ impl<T> Page<T> {
         }
     }
 }
+
+/// Compares SHA-256 digests of both sides byte by byte without stopping early, so that the
+/// time taken reveals neither the position of the first difference nor the stored length.
+pub(crate) fn secret_eq(a: &[u8], b: &[u8]) -> bool {
+    use sha2::{Digest, Sha256};
+    let (a, b) = (Sha256::digest(a), Sha256::digest(b));
+    a.iter()
+        .zip(b.iter())
+        .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+        == 0
+}

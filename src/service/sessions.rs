@@ -124,6 +124,5 @@ pub(crate) fn purge(store: &Store, now: NaiveDateTime) -> StoreResult<usize> {
 
 /// Whether `given` is the session's form token (compared in constant time).
 pub(crate) fn form_token_matches(session: &Session, given: &str) -> bool {
-    let (a, b) = (session.form_token.as_bytes(), given.as_bytes());
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    super::secret_eq(session.form_token.as_bytes(), given.as_bytes())
 }

@@ -442,7 +442,7 @@ async function mouseFlow(browser, cfg) {
     expect((await box.count()) === 1,
       `the dashboard (${page.url()}) should have one checkbox labelled "Select ${currentTitle}", it has ${await box.count()}`);
     await box.check();
-    await page.getByLabel('With the selected events', { exact: true }).selectOption({ label });
+    await page.getByLabel('With those selected', { exact: true }).selectOption({ label });
     await flow.navigates(() => page.getByRole('button', { name: 'Apply', exact: true }).click());
     info.after = page.url();
     const shown = await notices(page);

@@ -36,7 +36,14 @@ pub(crate) struct Entry {
 
 /// The VEVENT of `event`; `masked` leaves out what the JSON lists blank for a protected event
 /// the caller may not read: description, venue, organizers, categories and image.
-pub(crate) fn entry(record: &FeedRecord, view: &EventView, links: &Links, masked: bool) -> Entry {
+/// `revision` is the event's (its SEQUENCE).
+pub(crate) fn entry(
+    record: &FeedRecord,
+    view: &EventView,
+    revision: u64,
+    links: &Links,
+    masked: bool,
+) -> Entry {
     let (event, series, exception) = match record {
         FeedRecord::Event(e) => (e, None, None),
         FeedRecord::Series(e, series) => (e, Some(series), None),
@@ -58,7 +65,7 @@ pub(crate) fn entry(record: &FeedRecord, view: &EventView, links: &Links, masked
     out.line(&format!("CREATED:{}", utc(meta.date_utc)));
     out.line(&format!("LAST-MODIFIED:{}", utc(meta.modified_utc)));
     // The event's revision: it grows with every write (SEQUENCE is a 32-bit integer).
-    out.line(&format!("SEQUENCE:{}", view.revision.min(i32::MAX as u64)));
+    out.line(&format!("SEQUENCE:{}", revision.min(i32::MAX as u64)));
     out.line(&format!("SUMMARY:{}", text(&plain_text(&meta.title))));
     let description = plain_text(&meta.description);
     if !masked && !description.is_empty() {

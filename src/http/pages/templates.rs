@@ -870,7 +870,6 @@ mod tests {
             tags: Vec::new(),
             translations: Vec::new(),
             recurring: crate::service::series::Recurring::Single,
-            revision: 0,
         }
     }
 

@@ -242,7 +242,10 @@ fn calendar(
         let view = views
             .view(record.event())
             .map_err(|e| from_service(e, ctx.caller))?;
-        entries.push(ical::entry(record, &view, &ctx.links, *masked));
+        let revision = views
+            .revision(record.event())
+            .map_err(|e| from_service(e, ctx.caller))?;
+        entries.push(ical::entry(record, &view, revision, &ctx.links, *masked));
     }
     let newest = events.iter().map(|e| e.post.modified_utc.and_utc()).max();
     let changed = if clock_bound {

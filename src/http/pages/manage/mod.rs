@@ -487,7 +487,9 @@ async fn sign_in(
     let expected = req.cookie(SIGN_IN_COOKIE);
     let given = req.field("form_token");
     let token_ok = match (expected.as_deref(), given) {
-        (Some(a), Some(b)) => a.len() == b.len() && a == b && !a.is_empty(),
+        (Some(a), Some(b)) => {
+            !a.is_empty() && crate::service::secret_eq(a.as_bytes(), b.as_bytes())
+        }
         _ => false,
     };
     if !token_ok {
