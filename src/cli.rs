@@ -67,6 +67,9 @@ struct PageArgs {
     /// Origins (comma-separated) whose images the pages show besides the site's own.
     #[arg(long, env = "ALMANAC_IMAGE_ORIGINS", value_delimiter = ',', value_parser = parse_origin)]
     image_origins: Vec<String>,
+    /// Let visitors propose events (`/events/propose/`), pending until an editor reviews them.
+    #[arg(long, env = "ALMANAC_PUBLIC_SUBMISSIONS", value_parser = clap::builder::BoolishValueParser::new())]
+    public_submissions: bool,
 }
 
 impl PageArgs {
@@ -91,6 +94,7 @@ impl PageArgs {
             extra_css,
             embed_origins: self.embed_origins,
             image_origins: self.image_origins,
+            public_submissions: self.public_submissions,
             ..PageSettings::default()
         })
     }

@@ -11,7 +11,13 @@ use std::sync::OnceLock;
 
 fn srv() -> &'static Server {
     static S: OnceLock<Server> = OnceLock::new();
-    S.get_or_init(|| Server::start_with_users(&STANDARD_USERS).into_static())
+    S.get_or_init(|| {
+        // Visitors' proposals on (they are off by default: tests/pages.rs).
+        Server::start_with_users_and(&STANDARD_USERS, |cmd| {
+            cmd.env("ALMANAC_PUBLIC_SUBMISSIONS", "true")
+        })
+        .into_static()
+    })
 }
 
 fn form(fields: &[(&str, &str)]) -> String {
@@ -892,4 +898,574 @@ fn administrators_add_users_and_reset_passwords_from_the_browser() {
     assert_eq!(password.len(), 24, "{html}");
     assert_eq!(api(&password), 200);
     assert_eq!(api("Newbie-pass-1"), 401);
+}
+
+/// A visitor's form: its page's token cookie and every field of `fields` besides the token.
+fn propose(path: &str, fields: &[(&str, &str)]) -> Resp {
+    let page = srv().get(path);
+    assert_eq!(page.status, 200, "{}", page.describe());
+    let (cookie, line) = set_cookie(&page, "almanac_propose").expect("the form's cookie");
+    assert!(
+        line.contains("HttpOnly") && line.contains("SameSite=Strict"),
+        "{line}"
+    );
+    let token = hidden(&page.text(), "form_token");
+    let mut all = vec![("form_token", token.as_str())];
+    all.extend_from_slice(fields);
+    srv()
+        .req("POST", path)
+        .header("Cookie", &format!("almanac_propose={cookie}"))
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .body(form(&all))
+        .send()
+}
+
+/// The events (any status) whose title has `word`, as (title, status, author).
+fn found(word: &str) -> Vec<(String, String, String)> {
+    let mut out = Vec::new();
+    for language in ["en", "es", "pt-br"] {
+        let listed = srv()
+            .get_as(
+                &format!(
+                    "{NS}/events?search={word}&status=pending,publish,draft,private&translation_language={language}"
+                ),
+                &ADMIN,
+            )
+            .json();
+        for e in listed["events"].as_array().unwrap() {
+            out.push((
+                e["title"].as_str().unwrap().to_string(),
+                e["status"].as_str().unwrap().to_string(),
+                e["author"].to_string().trim_matches('"').to_string(),
+            ));
+        }
+    }
+    out
+}
+
+#[test]
+fn visitors_propose_events_that_wait_for_review_within_a_limit_per_address() {
+    let word = tok();
+    let title = format!("Proposed {word}");
+    let venue = format!("Square {word}");
+    // A forged form asks to publish, with a password: the proposal is pending and has neither.
+    let mut fields = event_fields("", &title);
+    fields.retain(|(n, _)| *n != "form_token");
+    fields.extend([
+        ("status", "publish"),
+        ("password", "secret"),
+        ("new_venue", venue.as_str()),
+        ("featured", "true"),
+    ]);
+    let r = propose("/es/events/propose/", &fields);
+    assert_eq!(r.status, 303, "{}", r.describe());
+    assert!(r
+        .header("location")
+        .unwrap()
+        .ends_with("/es/events/propose/?sent=1"));
+    let thanks = srv().get("/es/events/propose/?sent=1").text();
+    assert!(thanks.contains("¡Gracias!"), "{thanks}");
+    assert_eq!(
+        found(&word),
+        [(title.clone(), "pending".into(), "0".into())]
+    );
+    let event = &srv()
+        .get_as(
+            &format!("{NS}/events?search={word}&status=pending&translation_language=es"),
+            &ADMIN,
+        )
+        .json()["events"][0];
+    assert_eq!(event["featured"], false);
+    assert!(
+        event["password"].is_null() || event["password"] == "",
+        "{event}"
+    );
+    assert_eq!(event["venue"]["venue"], venue.as_str());
+    assert_eq!(event["venue"]["status"], "pending", "a new venue waits too");
+    // Not on the public pages or in the anonymous API until an editor publishes it.
+    let anonymous = srv().get(&format!(
+        "{NS}/events?search={word}&translation_language=es"
+    ));
+    assert_eq!(anonymous.json()["total"], 0);
+    // Editors see proposals first on the dashboard; authors do not.
+    let editor = sign_in(&EDITOR);
+    let dashboard = editor.get("/es/manage/?status=publish").text();
+    let at = dashboard
+        .find("Propuestas de visitantes")
+        .expect("the proposals");
+    assert!(at < dashboard.find(&title).unwrap());
+    let author = sign_in(&AUTHOR);
+    // Proposed in Spanish, listed on the English dashboard too.
+    let dashboard = editor.get("/manage/").text();
+    assert!(dashboard.contains("Proposals from visitors"), "{dashboard}");
+    assert!(
+        dashboard.contains(&format!("lang=\"es\">{title}</a>")),
+        "{dashboard}"
+    );
+    assert!(!author
+        .get("/manage/")
+        .text()
+        .contains("Proposals from visitors"));
+
+    // The field people leave empty: robots that fill it are thanked and nothing is written.
+    let robot_title = format!("Robot {word}");
+    let mut robot = event_fields("", &robot_title);
+    robot.retain(|(n, _)| *n != "form_token");
+    robot.push(("homepage", "http://spam.example/"));
+    let r = propose("/events/propose/", &robot);
+    assert_eq!(r.status, 303, "{}", r.describe());
+    // Without the form's token: refused, nothing written.
+    let r = srv()
+        .req("POST", "/events/propose/")
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .body(form(&robot))
+        .send();
+    assert_eq!(r.status, 403, "{}", r.describe());
+    // A refused proposal comes back with its values and the error by its field.
+    let refused_title = format!("Refused {word}");
+    let mut refused = event_fields("", &refused_title);
+    refused.retain(|(n, _)| *n != "form_token" && *n != "start_date");
+    refused.push(("start_date", "not a date"));
+    let r = propose("/pt-br/events/propose/", &refused);
+    assert_eq!(r.status, 422, "{}", r.describe());
+    let page = r.text();
+    assert!(
+        page.contains(&refused_title) && page.contains("not a date"),
+        "{page}"
+    );
+    assert!(page.contains("id=\"start_date-error\""), "{page}");
+    assert!(
+        found(&word).iter().all(|(t, _, _)| t == &title),
+        "{:?}",
+        found(&word)
+    );
+
+    // Five proposals an hour from one address (the first above counts): the sixth is refused
+    // with its values kept.
+    for n in 2..=5 {
+        let mut more = event_fields("", &title);
+        more.retain(|(n, _)| *n != "form_token");
+        let r = propose("/events/propose/", &more);
+        assert_eq!(r.status, 303, "proposal {n}: {}", r.describe());
+    }
+    let extra_title = format!("Sixth {word}");
+    let mut extra = event_fields("", &extra_title);
+    extra.retain(|(n, _)| *n != "form_token");
+    let r = propose("/events/propose/", &extra);
+    assert_eq!(r.status, 429, "{}", r.describe());
+    assert!(r.text().contains(&extra_title));
+    assert_eq!(found(&word).len(), 5);
+}
+
+/// The occurrences of the series `id` (any status but cancelled), as (ID, start date).
+fn occurrences(word: &str, id: u64) -> Vec<(u64, String)> {
+    let listed = srv()
+        .get_as(
+            &format!(
+                "{NS}/events?search={word}&per_page=50&start_date=2020-01-01&status=publish,draft"
+            ),
+            &ADMIN,
+        )
+        .json();
+    listed["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["series_id"] == id || e["id"] == id)
+        .map(|e| {
+            (
+                e["id"].as_u64().unwrap(),
+                e["start_date"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_recurrence_editor_writes_the_rule_and_lists_changed_and_cancelled_dates() {
+    let editor = sign_in(&EDITOR);
+    let word = tok();
+    let title = format!("Choir {word}");
+    // 2027-06-10 is a Thursday: every Tuesday and Thursday, six dates.
+    let fields = with(
+        event_fields(&editor.token, &title),
+        &[
+            ("repeat", "weekly"),
+            ("interval", "1"),
+            ("weekdays", "TU"),
+            ("ends", "count"),
+            ("count", "6"),
+            ("rule_shown", ""),
+        ],
+    );
+    let mut fields = fields;
+    fields.push(("weekdays", "TH"));
+    let r = editor.post("/manage/events/new", &fields);
+    assert_eq!(r.status, 303, "{}", r.describe());
+    let location = r.header("location").unwrap().to_string();
+    let id: u64 = location
+        .split("/manage/events/")
+        .nth(1)
+        .and_then(|rest| rest.split('?').next())
+        .and_then(|id| id.parse().ok())
+        .unwrap_or_else(|| panic!("{location}"));
+    let api = srv().get_as(&format!("{NS}/events/{id}"), &ADMIN).json();
+    assert_eq!(
+        api["recurrence"],
+        json!(["RRULE:FREQ=WEEKLY;INTERVAL=1;BYDAY=TU,TH;COUNT=6"]),
+        "{api}"
+    );
+    let dates = occurrences(&word, id);
+    assert_eq!(dates.len(), 6, "{dates:?}");
+    assert_eq!(dates[1].1, "2027-06-15 19:00:00");
+
+    // The series' form shows its rule, in words too.
+    let form = editor.get(&format!("/es/manage/events/{id}")).text();
+    assert!(
+        form.contains("<option value=\"weekly\" selected>"),
+        "{form}"
+    );
+    assert!(
+        form.contains("id=\"weekday-TU\" type=\"checkbox\" name=\"weekdays\" value=\"TU\" checked"),
+        "{form}"
+    );
+    assert!(
+        form.contains("id=\"ends-count\" type=\"radio\" name=\"ends\" value=\"count\" checked"),
+        "{form}"
+    );
+    assert!(
+        form.contains("Todas las semanas: martes y jueves, 6 veces"),
+        "{form}"
+    );
+    assert!(form.contains("Todas las fechas siguen la serie."), "{form}");
+
+    // One date changed on its own, another cancelled: the series' form lists both.
+    let (changed, cancelled) = (dates[2].0, dates[3].0);
+    let r = srv()
+        .req("POST", &format!("{NS}/events/{changed}"))
+        .user(&ADMIN)
+        .json_body(&json!({"title": format!("Choir {word} (moved)")}))
+        .send();
+    assert_eq!(r.status, 200, "{}", r.describe());
+    let r = srv()
+        .req("DELETE", &format!("{NS}/events/{cancelled}"))
+        .user(&ADMIN)
+        .send();
+    assert_eq!(r.status, 200, "{}", r.describe());
+    let form = editor.get(&format!("/manage/events/{id}")).text();
+    assert!(form.contains(&format!("<a href=\"{changed}\">")), "{form}");
+    assert!(form.contains("(cancelled)"), "{form}");
+    // A date's own form edits that date alone, and leads to its series.
+    let own = editor.get(&format!("/manage/events/{changed}")).text();
+    assert!(own.contains("changes this date alone"), "{own}");
+    assert!(
+        own.contains(&format!("href=\"/manage/events/{id}\"")),
+        "{own}"
+    );
+    assert!(!own.contains("name=\"repeat\""), "{own}");
+
+    // Saved with the rule as shown: the rule, the change and the cancellation stay.
+    let shown = hidden(&form, "rule_shown");
+    assert_eq!(shown, "RRULE:FREQ=WEEKLY;INTERVAL=1;BYDAY=TU,TH;COUNT=6");
+    let renamed = format!("Choir {word} renamed");
+    let mut again = with(
+        fields.clone(),
+        &[("title", &renamed), ("rule_shown", &shown)],
+    );
+    again.retain(|(n, _)| *n != "weekdays");
+    again.extend([("weekdays", "TU"), ("weekdays", "TH")]);
+    let r = editor.post(&format!("/manage/events/{id}"), &again);
+    assert_eq!(r.status, 303, "{}", r.describe());
+    let api = srv().get_as(&format!("{NS}/events/{id}"), &ADMIN).json();
+    assert_eq!(api["title"], renamed.as_str());
+    assert_eq!(api["recurrence"], json!([shown]));
+    let moved = srv()
+        .get_as(&format!("{NS}/events/{changed}"), &ADMIN)
+        .json();
+    assert_eq!(
+        moved["title"],
+        format!("Choir {word} (moved)").as_str(),
+        "{moved}"
+    );
+    assert_eq!(
+        occurrences(&word, id).len(),
+        5,
+        "the cancelled date stays cancelled"
+    );
+
+    // Refused: an end date missing, an interval of none; values and errors by their fields.
+    let refused = with(
+        again.clone(),
+        &[("ends", "until"), ("until", ""), ("interval", "0")],
+    );
+    let r = editor.post(&format!("/manage/events/{id}"), &refused);
+    assert_eq!(r.status, 422, "{}", r.describe());
+    let html = r.text();
+    assert!(
+        html.contains("id=\"until-error\"") && html.contains("id=\"interval-error\""),
+        "{html}"
+    );
+    assert!(html.contains("value=\"0\""), "{html}");
+
+    // Monthly on the start's weekday until a date, then no longer repeating.
+    let monthly = with(
+        again.clone(),
+        &[
+            ("repeat", "monthly"),
+            ("monthly_by", "weekday"),
+            ("ends", "until"),
+            ("until", "2027-10-31"),
+        ],
+    );
+    let r = editor.post(&format!("/manage/events/{id}"), &monthly);
+    assert_eq!(r.status, 303, "{}", r.describe());
+    let api = srv().get_as(&format!("{NS}/events/{id}"), &ADMIN).json();
+    assert_eq!(
+        api["recurrence"],
+        json!(["RRULE:FREQ=MONTHLY;INTERVAL=1;BYDAY=2TH;UNTIL=20271031"]),
+        "{api}"
+    );
+    let dates: Vec<String> = occurrences(&word, id).into_iter().map(|(_, d)| d).collect();
+    assert_eq!(
+        dates,
+        [
+            "2027-06-10 19:00:00",
+            "2027-07-08 19:00:00",
+            "2027-08-12 19:00:00",
+            "2027-09-09 19:00:00",
+            "2027-10-14 19:00:00"
+        ]
+    );
+    let shown = hidden(
+        &editor.get(&format!("/manage/events/{id}")).text(),
+        "rule_shown",
+    );
+    let single = with(monthly, &[("repeat", "none"), ("rule_shown", &shown)]);
+    let r = editor.post(&format!("/manage/events/{id}"), &single);
+    assert_eq!(r.status, 303, "{}", r.describe());
+    let api = srv().get_as(&format!("{NS}/events/{id}"), &ADMIN).json();
+    assert!(api.get("recurrence").is_none(), "{api}");
+
+    // A rule the form cannot show is kept as it is.
+    let custom = srv().create(
+        &ADMIN,
+        &format!("{NS}/events"),
+        &json!({"title": format!("Market {word}"), "start_date": "2027-06-01 09:00:00",
+                "end_date": "2027-06-01 13:00:00",
+                "recurrence": ["RRULE:FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-1;COUNT=3"]}),
+    );
+    let custom_id = custom["id"].as_u64().unwrap();
+    let form = editor.get(&format!("/manage/events/{custom_id}")).text();
+    assert!(form.contains("BYSETPOS=-1"), "{form}");
+    assert_eq!(hidden(&form, "rule_shown"), "custom");
+    let r = editor.post(
+        &format!("/manage/events/{custom_id}"),
+        &with(
+            event_fields(&editor.token, &format!("Market {word}")),
+            &[
+                ("repeat", "custom"),
+                ("rule_shown", "custom"),
+                ("start_date", "2027-06-01T09:00"),
+                ("end_date", "2027-06-01T13:00"),
+            ],
+        ),
+    );
+    assert_eq!(r.status, 303, "{}", r.describe());
+    let api = srv()
+        .get_as(&format!("{NS}/events/{custom_id}"), &ADMIN)
+        .json();
+    assert_eq!(api["recurrence"], custom["recurrence"], "{api}");
+}
+
+#[test]
+fn translate_into_makes_a_linked_draft_in_that_language_and_preview_shows_its_page() {
+    let word = tok();
+    let venue = srv().create(
+        &ADMIN,
+        &format!("{NS}/venues"),
+        &json!({"venue": format!("Hall {word}")}),
+    );
+    let venue_es = srv().create(
+        &ADMIN,
+        &format!("{NS}/venues?translation_language=es"),
+        &json!({"venue": format!("Sala {word}"), "translation_of": venue["id"]}),
+    );
+    let category = srv().create(
+        &ADMIN,
+        &format!("{NS}/categories"),
+        &json!({"name": format!("Song {word}")}),
+    );
+    let category_es = srv().create(
+        &ADMIN,
+        &format!("{NS}/categories?translation_language=es"),
+        &json!({"name": format!("Canción {word}"), "translation_of": category["id"]}),
+    );
+    let tag = srv().create(
+        &ADMIN,
+        &format!("{NS}/tags"),
+        &json!({"name": format!("Loud {word}")}),
+    );
+    let source = srv().create(
+        &EDITOR,
+        &format!("{NS}/events"),
+        &json!({"title": format!("Concert {word}"), "start_date": "2027-09-03 20:00:00",
+                "end_date": "2027-09-03 22:00:00", "timezone": "Europe/Madrid",
+                "venue": venue["id"], "categories": [category["id"]], "tags": [tag["id"]],
+                "cost": "12"}),
+    );
+    let id = source["id"].as_u64().unwrap();
+    let editor = sign_in(&EDITOR);
+    let form = editor.get(&format!("/manage/events/{id}")).text();
+    assert!(form.contains("Translate into Español"), "{form}");
+    assert!(
+        form.contains(&format!("href=\"/manage/events/{id}/preview\"")),
+        "{form}"
+    );
+
+    // Without the form token: nothing made.
+    let r = editor.post(
+        &format!("/manage/events/{id}/translate"),
+        &[("language", "es")],
+    );
+    assert_eq!(r.status, 403, "{}", r.describe());
+    // An author may not translate an editor's event.
+    let author = sign_in(&AUTHOR);
+    let r = author.post(
+        &format!("/manage/events/{id}/translate"),
+        &[("form_token", &author.token), ("language", "es")],
+    );
+    assert_eq!(r.status, 403, "{}", r.describe());
+    let translations =
+        srv().get_as(&format!("{NS}/events/{id}"), &ADMIN).json()["translations"].clone();
+    assert!(translations.get("es").is_none(), "{translations}");
+
+    let r = editor.post(
+        &format!("/manage/events/{id}/translate"),
+        &[("form_token", &editor.token), ("language", "es")],
+    );
+    assert_eq!(r.status, 303, "{}", r.describe());
+    let location = r.header("location").unwrap().to_string();
+    let copy: u64 = location
+        .split("/manage/events/")
+        .nth(1)
+        .and_then(|rest| rest.split('?').next())
+        .and_then(|id| id.parse().ok())
+        .unwrap_or_else(|| panic!("{location}"));
+    assert_ne!(copy, id);
+    let api = srv()
+        .get_as(
+            &format!("{NS}/events/{copy}?translation_language=es"),
+            &ADMIN,
+        )
+        .json();
+    assert_eq!(api["status"], "draft", "{api}");
+    assert_eq!(api["language"], "es");
+    assert_eq!(api["title"], format!("Concert {word}").as_str());
+    assert_eq!(api["start_date"], "2027-09-03 20:00:00");
+    assert_eq!(api["timezone"], "Europe/Madrid");
+    assert_eq!(api["cost"], source["cost"]);
+    assert_eq!(api["venue"]["id"], venue_es["id"], "{api}");
+    assert_eq!(api["categories"][0]["id"], category_es["id"], "{api}");
+    assert_eq!(
+        api["tags"],
+        json!([]),
+        "a tag without a Spanish version is left out"
+    );
+    let translations =
+        srv().get_as(&format!("{NS}/events/{id}"), &ADMIN).json()["translations"].clone();
+    assert_eq!(translations["es"], copy, "{translations}");
+    // The source's form links the copy; asked again, the same copy.
+    let form = editor.get(&format!("/manage/events/{id}")).text();
+    assert!(
+        form.contains(&format!(
+            "href=\"/manage/events/{copy}\">Edit the version in Español"
+        )),
+        "{form}"
+    );
+    let r = editor.post(
+        &format!("/manage/events/{id}/translate"),
+        &[("form_token", &editor.token), ("language", "es")],
+    );
+    assert!(r
+        .header("location")
+        .unwrap()
+        .contains(&format!("/manage/events/{copy}?")));
+
+    // The draft has no public page yet; its preview shows what it will be.
+    let slug = api["slug"].as_str().unwrap();
+    // (The address leads to the published version in another language, if any.)
+    assert_ne!(srv().get(&format!("/es/event/{slug}/")).status, 200);
+    let preview = editor.get(&format!("/es/manage/events/{copy}/preview"));
+    assert_eq!(preview.status, 200, "{}", preview.describe());
+    let html = preview.text();
+    assert!(
+        html.contains(&format!("Concert {word}")) && html.contains(&format!("Sala {word}")),
+        "{html}"
+    );
+    assert!(html.contains("Una vista previa"), "{html}");
+    assert_eq!(
+        author.get(&format!("/manage/events/{copy}/preview")).status,
+        403
+    );
+}
+
+#[test]
+fn a_later_publication_date_schedules_the_event() {
+    let editor = sign_in(&EDITOR);
+    let word = tok();
+    let title = format!("Scheduled {word}");
+    let fields = with(
+        event_fields(&editor.token, &title),
+        &[("date", "2030-01-01T10:00"), ("date_shown", "")],
+    );
+    let r = editor.post("/manage/events/new", &fields);
+    assert_eq!(r.status, 303, "{}", r.describe());
+    let location = r.header("location").unwrap().to_string();
+    let id = location
+        .split("/manage/events/")
+        .nth(1)
+        .and_then(|rest| rest.split('?').next())
+        .unwrap()
+        .to_string();
+    let api = srv().get_as(&format!("{NS}/events/{id}"), &ADMIN).json();
+    assert_eq!(api["status"], "future", "{api}");
+    assert_eq!(api["date"], "2030-01-01 10:00:00");
+    let form = editor.get(&format!("/manage/events/{id}")).text();
+    assert_eq!(hidden(&form, "date_shown"), "2030-01-01T10:00");
+    // A draft's date is not sent back unchanged: publishing it later dates it then.
+    let draft_title = format!("Draft {word}");
+    let draft = with(
+        event_fields(&editor.token, &draft_title),
+        &[("status", "draft"), ("date", ""), ("date_shown", "")],
+    );
+    let r = editor.post("/manage/events/new", &draft);
+    assert_eq!(r.status, 303, "{}", r.describe());
+    let draft_id = r
+        .header("location")
+        .unwrap()
+        .split("/manage/events/")
+        .nth(1)
+        .unwrap()
+        .split('?')
+        .next()
+        .unwrap()
+        .to_string();
+    let form = editor.get(&format!("/manage/events/{draft_id}")).text();
+    let shown = hidden(&form, "date_shown");
+    let r = editor.post(
+        &format!("/manage/events/{draft_id}"),
+        &with(
+            draft.clone(),
+            &[
+                ("date", &shown),
+                ("date_shown", &shown),
+                ("title", &format!("Draft {word} again")),
+            ],
+        ),
+    );
+    assert_eq!(r.status, 303, "{}", r.describe());
+    let api = srv()
+        .get_as(&format!("{NS}/events/{draft_id}"), &ADMIN)
+        .json();
+    assert_eq!(api["title"], format!("Draft {word} again").as_str());
 }

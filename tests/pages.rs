@@ -539,6 +539,13 @@ fn pages_carry_their_headers_languages_and_links() {
     assert_eq!(r.status, 404);
     assert!(r.header("content-type").unwrap().starts_with("text/html"));
     assert_eq!(srv.get("/events/list/page/99/").status, 404);
+    // Visitors' proposals are off unless the operator turns them on.
+    let r = srv
+        .req("GET", "/es/events/propose/")
+        .header("Accept", "text/html")
+        .send();
+    assert_eq!(r.status, 404);
+    assert!(!srv.get("/events/list/").text().contains("/events/propose/"));
     let r = srv.get(&format!("{NS}/nowhere"));
     assert_eq!(r.status, 404);
     assert_eq!(r.json()["code"], "rest_no_route");

@@ -74,12 +74,13 @@ fn public_pages_pass_the_browser_checks() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let dir = tmp.path().join("data");
     add_user(&dir, &ADMIN);
+    add_user(&dir, &AUTHOR);
     let cmd = almanac(["serve", "--demo", "--listen", "127.0.0.1:0", "--data-dir"])
         .arg(dir.to_str().unwrap())
-        .args(["--embed-origins", &embed_origin]);
+        .args(["--embed-origins", &embed_origin, "--public-submissions"]);
     let srv = Server::launch(cmd, None).unwrap_or_else(|f| {
         panic!(
-            "`almanac serve --demo --embed-origins {embed_origin}` did not start: {}",
+            "`almanac serve --demo --embed-origins {embed_origin} --public-submissions` did not start: {}",
             f.output.describe()
         )
     });
@@ -165,13 +166,30 @@ fn manage_pages(srv: &Server) -> Vec<Value> {
         .send();
     assert_eq!(r.status, 303, "signing in: {}", r.describe());
     let session = json!({"name": "almanac_session", "value": cookie_of(&r, "almanac_session")});
-    let mut pages = Vec::new();
+    // A visitor's proposal, so that the dashboard shows its list of proposals.
+    let form = srv.get("/events/propose/");
+    assert_eq!(form.status, 200, "{}", form.describe());
+    let token = cookie_of(&form, "almanac_propose");
+    let r = srv
+        .req("POST", "/events/propose/")
+        .header("Cookie", &format!("almanac_propose={token}"))
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .body(format!(
+            "form_token={token}&title=Street+party&start_date=2027-06-10T19:00\
+             &end_date=2027-06-10T22:00&timezone=UTC&new_venue=Main+street"
+        ))
+        .send();
+    assert_eq!(r.status, 303, "proposing: {}", r.describe());
+    let mut pages = hostile_pages(srv, &session);
     let first = |collection: &str| {
         let v = srv.get(&format!("{NS}/{collection}?per_page=1")).json();
         format!("/manage/{collection}/{}", v[collection][0]["id"])
     };
     let (edit, venue, organizer) = (first("events"), first("venues"), first("organizers"));
+    let preview = format!("{edit}/preview");
     for (lang, segment) in LANGUAGES {
+        pages.push(json!({"lang": lang, "name": "propose",
+                          "url": format!("{}{segment}/events/propose/", srv.base), "status": 200}));
         pages.push(json!({"lang": lang, "name": "manage-sign-in",
                           "url": format!("{}{segment}/manage/", srv.base), "status": 200}));
         for (name, path) in [
@@ -188,10 +206,99 @@ fn manage_pages(srv: &Server) -> Vec<Value> {
             ("manage-new-category", "/manage/categories/new"),
             ("manage-tags", "/manage/tags/"),
             ("manage-users", "/manage/users"),
+            ("manage-preview", preview.as_str()),
         ] {
             pages.push(json!({"lang": lang, "name": name, "cookie": session,
                               "url": format!("{}{segment}{path}", srv.base), "status": 200}));
         }
+    }
+    pages
+}
+
+/// Text that would become markup if a page did not escape it: the check fails on any element
+/// carrying `data-xss`, and on any script or handler the pages' CSP refuses.
+/// (No `<img>`: descriptions may hold images, and one without a text alternative is the
+/// author's to fix, not an injection.)
+const HOSTILE: &str = "\"'><svg data-xss onload=alert(1)></svg><script data-xss>alert(1)</script><b data-xss onclick=alert(1)>b</b>";
+
+/// Records with [`HOSTILE`] in every text field (written by an author, whose HTML the API
+/// cleans; the tag by the administrator), and the public and editors' pages that show them.
+fn hostile_pages(srv: &Server, session: &Value) -> Vec<Value> {
+    let create = |user: &TestUser, collection: &str, body: Value| {
+        srv.create(user, &format!("{NS}/{collection}"), &body)
+    };
+    let text = |field: &str| format!("{field} {HOSTILE}");
+    let venue = create(
+        &AUTHOR,
+        "venues",
+        json!({"venue": text("venue"), "address": text("address"), "city": text("city"),
+               "country": text("country"), "province": text("province"), "zip": text("zip"),
+               "phone": text("phone"), "description": text("description")}),
+    );
+    let organizer = create(
+        &AUTHOR,
+        "organizers",
+        json!({"organizer": text("organizer"), "phone": text("phone"),
+               "description": text("description")}),
+    );
+    let category = create(
+        &AUTHOR,
+        "categories",
+        json!({"name": text("category"), "description": text("description")}),
+    );
+    let tag = create(&ADMIN, "tags", json!({"name": text("tag")}));
+    let event = create(
+        &AUTHOR,
+        "events",
+        json!({"title": text("title"), "description": text("description"),
+               "excerpt": text("excerpt"), "cost": text("cost"),
+               "start_date": "2027-03-10 19:00:00", "end_date": "2027-03-10 21:00:00",
+               "venue": venue["id"], "organizer": [organizer["id"]],
+               "categories": [category["id"]], "tags": [tag["id"]], "status": "publish"}),
+    );
+    let url = |v: &Value| v["url"].as_str().unwrap().to_string();
+    let search = "?s=%22%3E%3Cb%20data-xss%3E";
+    let mut pages: Vec<Value> = [
+        ("xss-event", url(&event)),
+        ("xss-venue", url(&venue)),
+        ("xss-organizer", url(&organizer)),
+        ("xss-category", url(&category)),
+        ("xss-tag", url(&tag)),
+        ("xss-month", format!("{}/events/month/2027-03/", srv.base)),
+        ("xss-day", format!("{}/events/2027-03-10/", srv.base)),
+        ("xss-search", format!("{}/events/list/{search}", srv.base)),
+    ]
+    .into_iter()
+    .map(|(name, url)| json!({"lang": "en", "name": name, "url": url, "status": 200}))
+    .collect();
+    for (name, path) in [
+        (
+            "xss-manage-event",
+            format!("/manage/events/{}", event["id"]),
+        ),
+        (
+            "xss-manage-preview",
+            format!("/manage/events/{}/preview", event["id"]),
+        ),
+        ("xss-manage-events", format!("/manage/{search}")),
+        (
+            "xss-manage-venue",
+            format!("/manage/venues/{}", venue["id"]),
+        ),
+        ("xss-manage-venues", format!("/manage/venues/{search}")),
+        (
+            "xss-manage-organizer",
+            format!("/manage/organizers/{}", organizer["id"]),
+        ),
+        (
+            "xss-manage-category",
+            format!("/manage/categories/{}", category["id"]),
+        ),
+        ("xss-manage-categories", "/manage/categories/".to_string()),
+        ("xss-manage-tag", format!("/manage/tags/{}", tag["id"])),
+    ] {
+        pages.push(json!({"lang": "en", "name": name, "cookie": session,
+                          "url": format!("{}{path}", srv.base), "status": 200}));
     }
     pages
 }

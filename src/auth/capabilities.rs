@@ -52,6 +52,16 @@ pub enum Caller {
     User { id: u64, role: Role },
 }
 
+/// The author of visitors' proposals.
+pub(crate) const VISITOR_ID: u64 = 0;
+
+/// A visitor proposing an event (docs/pages.md, "Proposals from visitors"): a contributor who
+/// is no user (ID 0), so what it writes awaits review and nobody may edit it as their own.
+pub(crate) const VISITOR: Caller = Caller::User {
+    id: VISITOR_ID,
+    role: Role::Contributor,
+};
+
 impl Caller {
     pub(crate) fn has(self, cap: Capability) -> bool {
         match self {

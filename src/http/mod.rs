@@ -310,7 +310,7 @@ where
                 pages::serve(state, &finish, &method, segments, query, password, client)
             });
         }
-        Target::Manage(language, rest) => {
+        Target::Manage(language, _) | Target::Propose(language) => {
             if !matches!(method, Method::GET | Method::HEAD | Method::POST) {
                 return finish.error(&ApiError::no_route());
             }
@@ -328,14 +328,20 @@ where
             };
             let request = pages::manage::ManageRequest {
                 method: &method,
-                rest,
+                rest: match &target {
+                    Target::Manage(_, rest) => rest.as_slice(),
+                    _ => &[],
+                },
                 language: language.unwrap_or(Language::En),
                 query,
                 form,
                 headers,
                 client,
             };
-            return pages::manage::serve(state, &finish, request).await;
+            return match &target {
+                Target::Propose(_) => pages::manage::propose::serve(state, &finish, request),
+                _ => pages::manage::serve(state, &finish, request).await,
+            };
         }
         Target::RestRoot { .. } if method == Method::GET && accepts_html(headers) => {
             // Browsers go to the calendar; API clients (which ask for JSON) get the index.
@@ -424,9 +430,11 @@ where
             };
         }
         // Answered above.
-        Target::Unknown | Target::Page(_) | Target::Asset(_) | Target::Manage(..) => {
-            return finish.error(&ApiError::no_route())
-        }
+        Target::Unknown
+        | Target::Page(_)
+        | Target::Asset(_)
+        | Target::Manage(..)
+        | Target::Propose(_) => return finish.error(&ApiError::no_route()),
         Target::RestRoot { .. } => {
             finish.allow = Some("GET".into());
             return match method {

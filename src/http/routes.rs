@@ -269,6 +269,8 @@ pub(crate) enum Target {
     /// The editors' pages (`/manage/…`, see `http::pages::manage`): the language and the
     /// segments after `manage`.
     Manage(Option<Language>, Vec<String>),
+    /// `/events/propose/` (and under a language segment): visitors' proposals, when allowed.
+    Propose(Option<Language>),
     Unknown,
 }
 
@@ -280,7 +282,7 @@ pub struct RouteTable {
 }
 
 /// The labels of the targets outside the namespace, after the routes' in `labels`.
-const OUTSIDE_LABELS: [&str; 7] = [
+const OUTSIDE_LABELS: [&str; 8] = [
     "rest_root",
     "healthz",
     "metrics",
@@ -288,6 +290,7 @@ const OUTSIDE_LABELS: [&str; 7] = [
     "page",
     "asset",
     "manage",
+    "propose",
 ];
 
 impl RouteTable {
@@ -324,6 +327,7 @@ impl RouteTable {
             Target::Page(_) => outside(4),
             Target::Asset(_) => outside(5),
             Target::Manage(..) => outside(6),
+            Target::Propose(_) => outside(7),
         }
     }
 
@@ -343,6 +347,17 @@ impl RouteTable {
             if first == "assets" {
                 return Target::Asset(name.clone());
             }
+        }
+        match rest {
+            [events, propose] if events == "events" && propose == "propose" => {
+                return Target::Propose(None)
+            }
+            [segment, events, propose] if events == "events" && propose == "propose" => {
+                if let Some(language) = Language::from_segment(segment) {
+                    return Target::Propose(Some(language));
+                }
+            }
+            _ => {}
         }
         if crate::http::pages::is_page_path(rest) {
             return Target::Page(segments.clone());

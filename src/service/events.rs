@@ -385,6 +385,144 @@ pub(crate) fn create(
     })
 }
 
+/// A visitor's proposal: created by the contributor's rules as nobody's event, pending review
+/// whatever the form asked for, and so are the venue and organizers it creates inline.
+pub(crate) fn propose(
+    store: &Store,
+    language: Language,
+    now: NaiveDateTime,
+    write: &PostWrite,
+    fields: &EventFields,
+    invalid: Refusals,
+) -> ServiceResult<Event> {
+    let request = Request {
+        caller: capabilities::VISITOR,
+        language,
+        explicit_language: None,
+        now,
+    };
+    let pending = |w: &PostWrite| PostWrite {
+        status: Some(Status::Pending),
+        author: None,
+        date: None,
+        date_utc: None,
+        translation_of: None,
+        ..w.clone()
+    };
+    let mut fields = fields.clone();
+    if let Some(Some(LinkRef::Inline(inline))) = &mut fields.venue {
+        inline.0 = pending(&inline.0);
+    }
+    for organizer in fields.organizers.iter_mut().flatten() {
+        if let LinkRef::Inline(inline) = organizer {
+            inline.0 = pending(&inline.0);
+        }
+    }
+    create(store, &request, &pending(write), &fields, invalid)
+}
+
+/// "Translate into": a copy of the event `id` in `language`, joined to its translation group,
+/// as a draft for the caller to translate. Its dates, zone, cost, website, flags and password
+/// are the source's, and a series' rule; its venue, organizers, categories and tags are their
+/// translations in `language`, left out where they have none. When the group already has a
+/// member in `language`, that member.
+pub(crate) fn translate(
+    store: &Store,
+    request: &Request,
+    id: u64,
+    language: Language,
+) -> ServiceResult<Event> {
+    store.write(|tx| {
+        let source = tx
+            .get_record::<Event>(Kind::Event, id)?
+            .ok_or(ServiceError::EventNotFound)?;
+        if !request.caller.has(Capability::EditPosts)
+            || !capabilities::can_edit(request.caller, &posts::access(&source.post, request.now))
+        {
+            return Err(ServiceError::Forbidden);
+        }
+        let in_language = |tx: &WriteTx, kind: Kind, group: u64| -> ServiceResult<Option<u64>> {
+            Ok(tx
+                .group_members(kind, group)?
+                .into_iter()
+                .find(|(l, _)| *l == language)
+                .map(|(_, id)| id))
+        };
+        if let Some(existing) = in_language(tx, Kind::Event, source.post.group)? {
+            return tx
+                .get_record::<Event>(Kind::Event, existing)?
+                .ok_or(ServiceError::EventNotFound);
+        }
+        let post = |tx: &WriteTx, kind: Kind, id: u64| -> ServiceResult<Option<u64>> {
+            match tx.get_record::<PostMeta>(kind, id)? {
+                Some(meta) => in_language(tx, kind, meta.group),
+                None => Ok(None),
+            }
+        };
+        let term = |tx: &WriteTx, kind: Kind, id: u64| -> ServiceResult<Option<u64>> {
+            match tx.get_record::<Term>(kind, id)? {
+                Some(term) => in_language(tx, kind, term.group),
+                None => Ok(None),
+            }
+        };
+        let write = PostWrite {
+            title: Some(source.post.title.clone()),
+            description: Some(source.post.description.clone()),
+            excerpt: Some(source.post.excerpt.clone()),
+            status: Some(Status::Draft),
+            ..PostWrite::default()
+        };
+        let meta = posts::new_meta(
+            tx,
+            Kind::Event,
+            request.caller,
+            &write,
+            language,
+            None,
+            request.now,
+        )?;
+        let mut event = Event {
+            post: PostMeta {
+                image: source.post.image,
+                ..meta
+            },
+            venue: None,
+            organizers: Vec::new(),
+            categories: Vec::new(),
+            tags: Vec::new(),
+            post_parent: 0,
+            ..source.clone()
+        };
+        if let Some(venue) = source.venue {
+            event.venue = post(tx, Kind::Venue, venue)?;
+        }
+        for organizer in &source.organizers {
+            event
+                .organizers
+                .extend(post(tx, Kind::Organizer, *organizer)?);
+        }
+        for category in &source.categories {
+            event
+                .categories
+                .extend(term(tx, Kind::Category, *category)?);
+        }
+        for tag in &source.tags {
+            event.tags.extend(term(tx, Kind::Tag, *tag)?);
+        }
+        posts::join(
+            tx,
+            &mut event,
+            Some(source.post.id),
+            request.caller,
+            request.now,
+        )?;
+        tx.put_record(Kind::Event, event.post.id, &event)?;
+        let lines = tx.series(source.post.id)?.map(|s| s.lines);
+        series::follow(tx, &event, lines.as_deref(), request.now)?;
+        Ok(event)
+    })
+}
+
 /// How a single-event route names its target.
 #[derive(Debug, Clone)]
 pub enum Target {

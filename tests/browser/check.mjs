@@ -37,6 +37,7 @@
 //   horizontal-scroll                scrollWidth > clientWidth + 1 (nodes: what sticks out)
 //   broken-subresource               a stylesheet, script, image… of base answering >= 400
 //   csp-violation, page-error        the page breaks its own CSP / throws (before axe is injected)
+//   xss                              an element carries data-xss: stored text became markup
 //   screenshot, timeout, axe         the harness could not do its part for this page
 // The specific checks (English), each reported under "check/<name>":
 //   month-no-js      without JavaScript: a <table> with 7 <th> column headers, and a[rel=next]
@@ -358,6 +359,10 @@ async function checkPage(browser, cfg, p, width) {
           `the page scrolls horizontally: scrollWidth ${sizes.scrollWidth} > clientWidth ${sizes.clientWidth}`,
           { nodes: await overflowing(page).catch(() => []) });
       }
+
+      // Stored or asked-for text that became markup (tests/pages_browser.rs, HOSTILE).
+      const injected = await page.evaluate(() => document.querySelectorAll('[data-xss]').length);
+      if (injected) fail(where, 'xss', `${injected} element(s) carrying data-xss: text became markup`);
 
       // Console errors so far are the page's own (axe is not injected yet).
       for (const m of rec.consoleErrors.filter((m) => /Content Security Policy/i.test(m))) {

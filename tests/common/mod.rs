@@ -370,8 +370,13 @@ impl Server {
     /// Fresh temporary data dir, `users` provisioned with `user add` (in order), then
     /// `serve --listen 127.0.0.1:0 --data-dir DIR`.
     pub fn start_with_users(users: &[TestUser]) -> Server {
+        Server::start_with_users_and(users, |cmd| cmd)
+    }
+
+    /// [`Server::start_with_users`], with `extra` applied to the command (flags, environment).
+    pub fn start_with_users_and(users: &[TestUser], extra: impl FnOnce(Cmd) -> Cmd) -> Server {
         let (tmp, dir) = fresh_data_dir(users);
-        let mut s = Server::start(serve_cmd(&dir), None, "serve");
+        let mut s = Server::start(extra(serve_cmd(&dir)), None, "serve");
         s.data_dir = dir;
         s._tmp = Some(tmp);
         s

@@ -5,6 +5,7 @@
 //! [/embed][/es|/pt-br]/events/[category/{path}/]{list/[page/N/]|month/[YYYY-MM/]|week/[YYYY-MM-DD/]|today/|YYYY-MM-DD/}
 //! [/embed][/es|/pt-br]/tag/{slug}/{the same views}
 //! [/es|/pt-br]/event/{slug}/   /venue/{slug}/   /organizer/{slug}/
+//! [/es|/pt-br]/events/propose/   (visitors' proposals, answered with the editors' forms)
 //! ```
 
 use super::settings::ViewKind;
@@ -304,6 +305,11 @@ impl Paths {
     pub(crate) fn record(&self, kind: RecordKind, slug: &str) -> String {
         let path: Vec<String> = slug.split('/').map(encode).collect();
         format!("{}/{}/{}/", self.prefix(false), kind.word(), path.join("/"))
+    }
+
+    /// The form where visitors propose an event; never framed.
+    pub(crate) fn propose(&self) -> String {
+        format!("{}/events/propose/", self.prefix(false))
     }
 
     /// The same paths in another language.

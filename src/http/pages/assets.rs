@@ -11,6 +11,8 @@ const STYLESHEET: &str = include_str!("../../../assets/style.css");
 const FRAME_SCRIPT: &str = include_str!("../../../assets/frame.js");
 /// Runs in the embedding page: turns `data-almanac-view` elements into frames.
 const EMBED_SCRIPT: &str = include_str!("../../../assets/embed.js");
+/// Runs in the editors' event form: filters its long lists as one types.
+const MANAGE_SCRIPT: &str = include_str!("../../../assets/manage.js");
 
 struct Asset {
     /// `name.HASH.ext`.
@@ -33,9 +35,11 @@ pub(crate) struct Assets {
     stylesheet: Asset,
     frame: Asset,
     embed: Asset,
+    manage: Asset,
     /// `/assets/style.HASH.css` under the public URL's path.
     stylesheet_href: String,
     frame_href: String,
+    manage_href: String,
 }
 
 impl Assets {
@@ -57,12 +61,20 @@ impl Assets {
             "text/javascript; charset=utf-8",
             FRAME_SCRIPT.into(),
         );
+        let manage = Asset::new(
+            "manage",
+            "js",
+            "text/javascript; charset=utf-8",
+            MANAGE_SCRIPT.into(),
+        );
         let base = super::address::base_path(public_url);
         Assets {
             stylesheet_href: format!("{base}/assets/{}", stylesheet.name),
             frame_href: format!("{base}/assets/{}", frame.name),
+            manage_href: format!("{base}/assets/{}", manage.name),
             stylesheet,
             frame,
+            manage,
             embed: Asset::new(
                 "embed",
                 "js",
@@ -80,12 +92,16 @@ impl Assets {
         &self.frame_href
     }
 
+    pub(crate) fn manage_script_href(&self) -> &str {
+        &self.manage_href
+    }
+
     /// The asset called `name` and whether its name is content-hashed.
     pub(crate) fn get(&self, name: &str) -> Option<(Arc<SharedBody>, bool)> {
         if name == "embed.js" {
             return Some((self.embed.body.clone(), false));
         }
-        [&self.stylesheet, &self.frame, &self.embed]
+        [&self.stylesheet, &self.frame, &self.embed, &self.manage]
             .into_iter()
             .find(|a| a.name == name)
             .map(|a| (a.body.clone(), true))

@@ -9,11 +9,16 @@ use crate::http::params::{self, Params};
 use crate::http::resources::events::{write, write_params};
 use crate::model::event::Event;
 use crate::model::post::{Organizer, Venue};
-use crate::model::Status;
+use crate::model::series::OccurrenceState;
+use crate::model::{Language, Status};
 use crate::service::events::EventView;
+use crate::service::series::Recurring;
 use crate::service::terms::TermView;
 use crate::values::form::RawParams;
-use crate::values::Invalid;
+use crate::values::recurrence::{End, Every, Recurrence};
+use crate::values::timezone::Zone;
+use crate::values::{Invalid, SubCode};
+use chrono::Datelike;
 use maud::{html, Markup};
 use serde_json::{json, Map, Value};
 
@@ -25,6 +30,20 @@ const FLAGS: [&str; 5] = [
     "show_map",
     "show_map_link",
 ];
+
+/// Who fills the form in: an editor (every field), or a visitor proposing an event (what an
+/// event needs to be reviewed, and the field robots fill).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FormKind {
+    Editor,
+    Proposal,
+}
+
+/// The field people leave empty on the proposal form.
+pub(crate) const HONEYPOT: &str = "homepage";
+
+/// The flags a new event has on.
+const NEW_EVENT_FLAGS: [&str; 2] = ["show_map", "show_map_link"];
 
 /// What the form holds, as the editor typed it (every value is kept when it is refused).
 #[derive(Debug, Clone, Default)]
@@ -52,7 +71,283 @@ pub(crate) struct EventForm {
     pub tags: Vec<u64>,
     pub new_tags: String,
     pub password: String,
+    pub repeat: RepeatForm,
+    /// The publication date (`datetime-local`, the site's clock as the API keeps it); sent
+    /// only when changed from `publication_shown`, so that publishing a draft dates it then.
+    pub publication: String,
+    pub publication_shown: String,
 }
+
+/// The recurrence part of the form, as typed.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RepeatForm {
+    /// `none` (or empty), `daily`, `weekly`, `monthly`, `yearly`; `custom`: a rule the form
+    /// cannot show, kept as it is.
+    pub every: String,
+    pub interval: String,
+    /// `MO` … `SU`.
+    pub weekdays: Vec<String>,
+    /// `day` (of the month) or `weekday` (of the month).
+    pub monthly_by: String,
+    /// `never`, `until` or `count`.
+    pub ends: String,
+    /// `YYYY-MM-DD`, in the event's zone.
+    pub until: String,
+    pub count: String,
+    /// The rule the form was shown with (its RRULE line, empty or `custom`): sent back
+    /// unchanged, the series' lines are not touched.
+    pub shown: String,
+    /// The series' RDATE and EXDATE lines, kept when the rule changes.
+    pub kept: Vec<String>,
+}
+
+/// RFC 5545's weekday codes, Monday first.
+const WEEKDAYS: [&str; 7] = ["MO", "TU", "WE", "TH", "FR", "SA", "SU"];
+/// The form's frequencies, as `frequencies` names them, and RFC 5545's.
+const FREQUENCIES: [(&str, &str); 5] = [
+    ("none", ""),
+    ("daily", "DAILY"),
+    ("weekly", "WEEKLY"),
+    ("monthly", "MONTHLY"),
+    ("yearly", "YEARLY"),
+];
+
+impl RepeatForm {
+    /// The form of a series' `lines` starting at `start` in `zone`: `custom` when the form
+    /// cannot show the rule exactly as it is.
+    fn of_series(lines: &[String], start: &str, zone: &Zone) -> RepeatForm {
+        let kept: Vec<String> = lines
+            .iter()
+            .filter(|l| !l.trim_start().to_ascii_uppercase().starts_with("RRULE"))
+            .cloned()
+            .collect();
+        let custom = RepeatForm {
+            every: "custom".into(),
+            shown: "custom".into(),
+            kept: kept.clone(),
+            ..RepeatForm::default()
+        };
+        let summary =
+            |lines: &[String]| Recurrence::parse(lines).ok().and_then(|r| r.summary(zone));
+        let Some(stored) = summary(lines) else {
+            return custom;
+        };
+        let (every, weekdays, monthly_by) = match &stored.every {
+            Every::Day => ("daily", Vec::new(), "day"),
+            Every::Week(days) => (
+                "weekly",
+                days.iter()
+                    .map(|d| WEEKDAYS[d.num_days_from_monday() as usize].to_string())
+                    .collect(),
+                "day",
+            ),
+            Every::MonthDay(_) => ("monthly", Vec::new(), "day"),
+            Every::MonthWeekday(..) => ("monthly", Vec::new(), "weekday"),
+            Every::Year => ("yearly", Vec::new(), "day"),
+        };
+        let (ends, until, count) = match &stored.end {
+            End::Never => ("never", String::new(), String::new()),
+            End::After(n) => ("count", String::new(), n.to_string()),
+            End::Until(d) => ("until", d.format("%Y-%m-%d").to_string(), String::new()),
+        };
+        let mut form = RepeatForm {
+            every: every.into(),
+            interval: stored.interval.to_string(),
+            weekdays,
+            monthly_by: monthly_by.into(),
+            ends: ends.into(),
+            until,
+            count,
+            shown: String::new(),
+            kept,
+        };
+        // Shown as the form would write it back, if that is the same rule (with RDATEs and
+        // EXDATEs, a rule by the start's day of the month, …); else kept as it is.
+        match form.rule(start) {
+            Ok(Some(line)) if summary(std::slice::from_ref(&line)).as_ref() == Some(&stored) => {
+                form.shown = line;
+                form
+            }
+            _ => custom,
+        }
+    }
+
+    fn of_fields(one: impl Fn(&str) -> String, all: impl Fn(&str) -> Vec<String>) -> RepeatForm {
+        RepeatForm {
+            every: one("repeat"),
+            interval: one("interval"),
+            weekdays: all("weekdays"),
+            monthly_by: one("monthly_by"),
+            ends: one("ends"),
+            until: one("until"),
+            count: one("count"),
+            shown: one("rule_shown"),
+            kept: all("rule_kept"),
+        }
+    }
+
+    /// The RRULE line the fields give for an event starting at `start` (`datetime-local`),
+    /// none when it does not repeat; or the errors of the fields.
+    fn rule(&self, start: &str) -> Result<Option<String>, Vec<(&'static str, SubCode)>> {
+        let Some((_, freq)) = FREQUENCIES
+            .iter()
+            .find(|(name, _)| *name == self.every)
+            .filter(|(_, freq)| !freq.is_empty())
+        else {
+            return Ok(None);
+        };
+        let mut errors = Vec::new();
+        let number = |field: &'static str, text: &str, max: u32, errors: &mut Vec<_>| match text
+            .trim()
+            .parse::<u32>()
+        {
+            Ok(n) if (1..=max).contains(&n) => n,
+            Ok(_) => {
+                errors.push((field, SubCode::OutOfBounds));
+                1
+            }
+            Err(_) => {
+                errors.push((field, SubCode::InvalidFormat));
+                1
+            }
+        };
+        let interval = if self.interval.trim().is_empty() {
+            1
+        } else {
+            number("interval", &self.interval, 999, &mut errors)
+        };
+        let mut line = format!("RRULE:FREQ={freq};INTERVAL={interval}");
+        let start = chrono::NaiveDateTime::parse_from_str(start, "%Y-%m-%dT%H:%M").ok();
+        match self.every.as_str() {
+            "weekly" => {
+                let days: Vec<&str> = WEEKDAYS
+                    .iter()
+                    .copied()
+                    .filter(|d| self.weekdays.iter().any(|w| w == d))
+                    .collect();
+                if !days.is_empty() {
+                    line.push_str(&format!(";BYDAY={}", days.join(",")));
+                }
+            }
+            "monthly" => {
+                if let Some(start) = start {
+                    let day = start.day();
+                    if self.monthly_by == "weekday" {
+                        // The fifth of a weekday is its last in every month that has one.
+                        let nth = match (day - 1) / 7 + 1 {
+                            5 => -1,
+                            n => n as i32,
+                        };
+                        let weekday = WEEKDAYS[start.weekday().num_days_from_monday() as usize];
+                        line.push_str(&format!(";BYDAY={nth}{weekday}"));
+                    } else {
+                        line.push_str(&format!(";BYMONTHDAY={day}"));
+                    }
+                }
+            }
+            _ => {}
+        }
+        match self.ends.as_str() {
+            "until" => match chrono::NaiveDate::parse_from_str(self.until.trim(), "%Y-%m-%d") {
+                Ok(date) => line.push_str(&format!(";UNTIL={}", date.format("%Y%m%d"))),
+                Err(_) if self.until.trim().is_empty() => errors.push(("until", SubCode::Empty)),
+                Err(_) => errors.push(("until", SubCode::InvalidFormat)),
+            },
+            "count" => {
+                let count = number("count", &self.count, 100_000, &mut errors);
+                line.push_str(&format!(";COUNT={count}"));
+            }
+            _ => {}
+        }
+        if errors.is_empty() {
+            Ok(Some(line))
+        } else {
+            Err(errors)
+        }
+    }
+
+    /// The `recurrence` to send: none when the rule is as shown (or kept as it is).
+    fn recurrence(&self, start: &str) -> Result<Option<Vec<String>>, Vec<(&'static str, SubCode)>> {
+        if self.every == "custom" {
+            return Ok(None);
+        }
+        let rule = self.rule(start)?;
+        if rule.as_deref().unwrap_or("") == self.shown {
+            return Ok(None);
+        }
+        Ok(Some(match rule {
+            Some(line) => std::iter::once(line)
+                .chain(self.kept.iter().cloned())
+                .collect(),
+            // "Does not repeat": the event stops repeating.
+            None => Vec::new(),
+        }))
+    }
+}
+
+/// What the form of a stored event shows besides its fields: a series' rule in words and its
+/// dates changed or cancelled on their own; for one date of a series, the series; and the
+/// event's translations.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct StoredEvent {
+    /// The other members of its translation group.
+    pub translations: Vec<(Language, u64)>,
+    /// A series' lines, shown when the form cannot show its rule.
+    pub lines: Vec<String>,
+    pub words: Option<String>,
+    /// (ID, original start in the event's zone, cancelled).
+    pub exceptions: Vec<(u64, chrono::NaiveDateTime, bool)>,
+    /// The series this event is one date of.
+    pub occurrence_of: Option<u64>,
+}
+
+impl StoredEvent {
+    pub(crate) fn of(ctx: &PageCtx, event: &Event, view: &EventView) -> StoredEvent {
+        let zone = Zone::parse(&event.timezone).unwrap_or(Zone::Utc);
+        let translations = view
+            .translations
+            .iter()
+            .copied()
+            .filter(|(l, _)| *l != event.post.language)
+            .collect();
+        let stored = match &view.recurring {
+            Recurring::Single => StoredEvent::default(),
+            Recurring::Occurrence { series, .. } => StoredEvent {
+                occurrence_of: Some(*series),
+                ..StoredEvent::default()
+            },
+            Recurring::Series(series) => StoredEvent {
+                lines: series.lines.clone(),
+                words: Recurrence::parse(&series.lines)
+                    .ok()
+                    .and_then(|r| r.summary(&zone))
+                    .map(|s| ctx.locale.rule(&s)),
+                exceptions: series
+                    .occurrences
+                    .iter()
+                    .filter(|o| o.state != OccurrenceState::Plain)
+                    .take(MAX_EXCEPTIONS_SHOWN)
+                    .map(|o| {
+                        (
+                            o.id,
+                            zone.to_local(o.original_start_utc.and_utc()),
+                            o.state == OccurrenceState::Cancelled,
+                        )
+                    })
+                    .collect(),
+                occurrence_of: None,
+                translations: Vec::new(),
+            },
+        };
+        StoredEvent {
+            translations,
+            ..stored
+        }
+    }
+}
+
+/// Dates a series' form lists as changed or cancelled (the API lists them all).
+const MAX_EXCEPTIONS_SHOWN: usize = 200;
 
 /// What the pickers offer: the records of the form's language.
 pub(crate) struct Choices {
@@ -77,7 +372,7 @@ impl EventForm {
             start: local(start),
             end: local(start + chrono::Duration::hours(2)),
             timezone: timezone.to_string(),
-            flags: vec!["show_map", "show_map_link"],
+            flags: NEW_EVENT_FLAGS.to_vec(),
             ..EventForm::default()
         }
     }
@@ -118,6 +413,16 @@ impl EventForm {
             categories: ids(&view.categories),
             tags: ids(&view.tags),
             password: event.password.clone().unwrap_or_default(),
+            publication: local(event.post.date),
+            publication_shown: local(event.post.date),
+            repeat: match &view.recurring {
+                Recurring::Series(series) => RepeatForm::of_series(
+                    &series.lines,
+                    &local(event.start_local),
+                    &Zone::parse(&event.timezone).unwrap_or(Zone::Utc),
+                ),
+                _ => RepeatForm::default(),
+            },
             ..EventForm::default()
         }
     }
@@ -165,6 +470,32 @@ impl EventForm {
             tags: ids("tags"),
             new_tags: one("new_tags"),
             password: one("password"),
+            publication: one("date"),
+            publication_shown: one("date_shown"),
+            repeat: RepeatForm::of_fields(one, |name| {
+                fields
+                    .iter()
+                    .filter(|(n, _)| n == name)
+                    .map(|(_, v)| v.clone())
+                    .collect()
+            }),
+        }
+    }
+
+    /// The fields a visitor may propose (whatever else a forged form sent is dropped).
+    pub(crate) fn proposal(self) -> EventForm {
+        EventForm {
+            status: String::new(),
+            excerpt: String::new(),
+            image: String::new(),
+            flags: NEW_EVENT_FLAGS.to_vec(),
+            new_categories: String::new(),
+            new_tags: String::new(),
+            password: String::new(),
+            repeat: RepeatForm::default(),
+            publication: String::new(),
+            publication_shown: String::new(),
+            ..self
         }
     }
 
@@ -205,6 +536,9 @@ impl EventForm {
         }
         if !self.status.is_empty() {
             p.insert("status".into(), json!(self.status));
+        }
+        if !self.publication.trim().is_empty() && self.publication != self.publication_shown {
+            p.insert("date".into(), json!(self.publication.trim()));
         }
         if !self.timezone.trim().is_empty() {
             p.insert("timezone".into(), json!(self.timezone.trim()));
@@ -256,33 +590,49 @@ impl EventForm {
                 .map(|n| (n.to_string(), t.required.to_string()))
                 .collect());
         }
-        let raw = RawParams::from_json_object(self.parameters());
+        let mut parameters = self.parameters();
+        match self.repeat.recurrence(&self.start) {
+            Ok(Some(lines)) => {
+                parameters.insert("recurrence".into(), json!(lines));
+            }
+            Ok(None) => {}
+            Err(errors) => {
+                return Err(errors
+                    .into_iter()
+                    .map(|(n, code)| (n.to_string(), t.refusal(code).to_string()))
+                    .collect())
+            }
+        }
+        let raw = RawParams::from_json_object(parameters);
         let params = params::validate(&write_params(create), &raw)
             .map_err(|_| vec![(String::new(), t.form_expired.to_string())])?;
         let (params, write, fields) = write(&params);
         if params.invalid.is_empty() {
             Ok((params, write, fields))
         } else {
-            Err(errors(params.invalid))
+            Err(errors(params.invalid, t))
         }
     }
 }
 
-/// Refusals by field: the API's parameter names and reasons.
-pub(crate) fn errors(invalid: Vec<(String, Invalid)>) -> Vec<(String, String)> {
+/// Refusals by field: the API's parameter names, and why in the interface's language.
+pub(crate) fn errors(invalid: Vec<(String, Invalid)>, t: &ManageTexts) -> Vec<(String, String)> {
     invalid
         .into_iter()
-        .map(|(n, why)| (n, why.reason))
+        .map(|(n, why)| (n, t.refusal(why.code).to_string()))
         .collect()
 }
 
 /// The form: `action` its address, `errors` by parameter name (those of no field first).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn render(
     ctx: &PageCtx,
+    kind: FormKind,
     action: &str,
     form_token: &str,
     form: &EventForm,
     choices: &Choices,
+    series: &StoredEvent,
     errors: &[(String, String)],
 ) -> Markup {
     let t = ManageTexts::of(ctx.locale.language);
@@ -309,6 +659,11 @@ pub(crate) fn render(
         "categories",
         "tags",
         "password",
+        "date",
+        "recurrence",
+        "interval",
+        "until",
+        "count",
     ];
     let general: Vec<&str> = errors
         .iter()
@@ -321,17 +676,20 @@ pub(crate) fn render(
             error(field).map(|_| format!("{field}-error")),
         )
     };
-    let text_field = |field: &str, label: &str, value: &str, kind: &str, required: bool| {
-        let (invalid, described) = attrs(field);
-        html! {
-            p {
-                label for=(field) { (label) }
-                input id=(field) name=(field) type=(kind) value=(value) required[required]
-                    aria-invalid=[invalid] aria-describedby=[described];
-                (field_error(field, error(field)))
+    // `list`: the datalist of the names it suggests.
+    let text_field =
+        |field: &str, label: &str, value: &str, kind: &str, required: bool, list: Option<&str>| {
+            let (invalid, described) = attrs(field);
+            html! {
+                p {
+                    label for=(field) { (label) }
+                    input id=(field) name=(field) type=(kind) value=(value) required[required]
+                        list=[list] autocomplete=[list.map(|_| "off")]
+                        aria-invalid=[invalid] aria-describedby=[described];
+                    (field_error(field, error(field)))
+                }
             }
-        }
-    };
+        };
     let statuses = [
         Status::Draft,
         Status::Pending,
@@ -339,6 +697,7 @@ pub(crate) fn render(
         Status::Private,
         Status::Future,
     ];
+    let editor = kind == FormKind::Editor;
     html! {
         @if !errors.is_empty() {
             div.error role="alert" {
@@ -346,9 +705,17 @@ pub(crate) fn render(
                 @for message in &general { p { (message) } }
             }
         }
+        script src=(ctx.manage_script) defer {}
         form.manage-form.event-form method="post" action=(action) {
             input type="hidden" name="form_token" value=(form_token);
-            (text_field("title", t.title, &form.title, "text", true))
+            @if !editor {
+                // Hidden from people (and from assistive technology); robots fill it in.
+                p.trap aria-hidden="true" {
+                    label for=(HONEYPOT) { (t.leave_empty) }
+                    input id=(HONEYPOT) name=(HONEYPOT) type="text" tabindex="-1" autocomplete="off";
+                }
+            }
+            (text_field("title", t.title, &form.title, "text", true, None))
             p {
                 label for="description" { (t.description) }
                 textarea #description name="description" rows="8"
@@ -356,14 +723,16 @@ pub(crate) fn render(
                 small { (t.description_help) }
                 (field_error("description", error("description")))
             }
-            p {
-                label for="excerpt" { (t.excerpt) }
-                textarea #excerpt name="excerpt" rows="2" { (form.excerpt) }
+            @if editor {
+                p {
+                    label for="excerpt" { (t.excerpt) }
+                    textarea #excerpt name="excerpt" rows="2" { (form.excerpt) }
+                }
             }
             fieldset {
                 legend { (t.when) }
-                (text_field("start_date", t.starts, &form.start, "datetime-local", true))
-                (text_field("end_date", t.ends, &form.end, "datetime-local", true))
+                (text_field("start_date", t.starts, &form.start, "datetime-local", true, None))
+                (text_field("end_date", t.ends, &form.end, "datetime-local", true, None))
                 p.check {
                     input #all_day type="checkbox" name="all_day" value="true" checked[form.all_day];
                     label for="all_day" { (t.all_day) }
@@ -380,6 +749,14 @@ pub(crate) fn render(
                     (field_error("timezone", error("timezone")))
                 }
             }
+            @if let Some(id) = series.occurrence_of {
+                p.notice {
+                    (t.occurrence_of) " "
+                    a href=(format!("{}/{id}", action.rsplit_once('/').map_or("", |(base, _)| base))) { (t.edit_series) }
+                }
+            } @else if editor {
+                (repeat_fields(ctx, &form.repeat, series, &error))
+            }
             fieldset {
                 legend { (t.where_who) }
                 p {
@@ -395,44 +772,188 @@ pub(crate) fn render(
                     }
                     (field_error("venue", error("venue")))
                 }
-                (text_field("new_venue", t.new_venue, &form.new_venue, "text", false))
-                (checkboxes(t.organizers, "organizer", choices.organizers.iter().map(|o| (o.post.id, o.post.title.as_str())), &form.organizers, error("organizer")))
-                (text_field("new_organizers", t.new_organizers, &form.new_organizers, "text", false))
+                (text_field("new_venue", t.new_venue, &form.new_venue, "text", false, Some("venue-names")))
+                (checkboxes(t, t.organizers, "organizer", choices.organizers.iter().map(|o| (o.post.id, o.post.title.as_str())), &form.organizers, error("organizer")))
+                (text_field("new_organizers", t.new_organizers, &form.new_organizers, "text", false, Some("organizer-names")))
             }
             fieldset {
                 legend { (t.classification) }
-                (checkboxes(t.categories, "categories", choices.categories.iter().map(|c| (c.term.id, c.term.name.as_str())), &form.categories, error("categories")))
-                (text_field("new_categories", t.new_categories, &form.new_categories, "text", false))
-                (checkboxes(t.tags, "tags", choices.tags.iter().map(|c| (c.term.id, c.term.name.as_str())), &form.tags, error("tags")))
-                (text_field("new_tags", t.new_tags, &form.new_tags, "text", false))
+                (checkboxes(t, t.categories, "categories", choices.categories.iter().map(|c| (c.term.id, c.term.name.as_str())), &form.categories, error("categories")))
+                @if editor {
+                    (text_field("new_categories", t.new_categories, &form.new_categories, "text", false, Some("category-names")))
+                }
+                (checkboxes(t, t.tags, "tags", choices.tags.iter().map(|c| (c.term.id, c.term.name.as_str())), &form.tags, error("tags")))
+                @if editor {
+                    (text_field("new_tags", t.new_tags, &form.new_tags, "text", false, Some("tag-names")))
+                }
             }
             fieldset {
                 legend { (t.details) }
-                (text_field("cost", t.cost, &form.cost, "text", false))
-                (text_field("website", t.website, &form.website, "url", false))
-                (text_field("image", t.image, &form.image, "url", false))
-                @if !form.image.is_empty() && ctx.shows_image(&form.image) {
-                    img.preview src=(form.image) alt="" width="240";
-                }
-                @for (flag, label) in FLAGS.iter().zip(t.flags) {
-                    p.check {
-                        input id=(flag) type="checkbox" name=(flag) value="true" checked[form.flags.contains(flag)];
-                        label for=(flag) { (label) }
+                (text_field("cost", t.cost, &form.cost, "text", false, None))
+                (text_field("website", t.website, &form.website, "url", false, None))
+                @if editor {
+                    (text_field("image", t.image, &form.image, "url", false, None))
+                    @if !form.image.is_empty() && ctx.shows_image(&form.image) {
+                        img.preview src=(form.image) alt="" width="240";
                     }
+                    @for (flag, label) in FLAGS.iter().zip(t.flags) {
+                        p.check {
+                            input id=(flag) type="checkbox" name=(flag) value="true" checked[form.flags.contains(flag)];
+                            label for=(flag) { (label) }
+                        }
+                    }
+                    (text_field("password", t.event_password, &form.password, "text", false, None))
                 }
-                (text_field("password", t.event_password, &form.password, "text", false))
+            }
+            (names_list("venue-names", choices.venues.iter().map(|v| v.post.title.as_str())))
+            (names_list("organizer-names", choices.organizers.iter().map(|o| o.post.title.as_str())))
+            (names_list("category-names", choices.categories.iter().map(|c| c.term.name.as_str())))
+            (names_list("tag-names", choices.tags.iter().map(|c| c.term.name.as_str())))
+            @if editor {
+                p {
+                    label for="status" { (t.status) }
+                    select #status name="status" aria-invalid=[attrs("status").0] aria-describedby=[attrs("status").1] {
+                        @for s in statuses {
+                            option value=(s.as_str()) selected[form.status == s.as_str()] { (t.status(s)) }
+                        }
+                    }
+                    small { (t.status_help) }
+                    (field_error("status", error("status")))
+                }
+                input type="hidden" name="date_shown" value=(form.publication_shown);
+                (text_field("date", t.publication_date, &form.publication, "datetime-local", false, None))
+                p { button type="submit" { (t.save) } }
+            } @else {
+                p { button type="submit" { (t.send_proposal) } }
+            }
+        }
+    }
+}
+
+/// The recurrence editor: how often, on which days, until when; and the series' changed
+/// and cancelled dates, each linked to its own form.
+fn repeat_fields<'a>(
+    ctx: &PageCtx,
+    repeat: &RepeatForm,
+    series: &StoredEvent,
+    error: &impl Fn(&str) -> Option<&'a str>,
+) -> Markup {
+    let t = ManageTexts::of(ctx.locale.language);
+    let every = if repeat.every.is_empty() {
+        "none"
+    } else {
+        repeat.every.as_str()
+    };
+    let custom = every == "custom";
+    // 2024-01-01 was a Monday.
+    let monday = chrono::NaiveDate::from_ymd_opt(2024, 1, 1).expect("a date");
+    let described = |field: &str| error(field).map(|_| format!("{field}-error"));
+    let radio = |name: &str, value: &str, label: &str, on: bool| {
+        let id = format!("{name}-{value}");
+        html! {
+            span.check {
+                input id=(id) type="radio" name=(name) value=(value) checked[on];
+                label for=(id) { (label) }
+            }
+        }
+    };
+    html! {
+        fieldset.repeat aria-describedby=[described("recurrence")] {
+            legend { (t.repeats) }
+            input type="hidden" name="rule_shown" value=(repeat.shown);
+            @for line in &repeat.kept {
+                input type="hidden" name="rule_kept" value=(line);
+            }
+            @if let Some(words) = &series.words {
+                p { (t.rule_now) " " (words) }
+            }
+            @if custom {
+                p { (t.custom_rule) }
+                pre { @for line in &series.lines { (line) "\n" } }
             }
             p {
-                label for="status" { (t.status) }
-                select #status name="status" aria-invalid=[attrs("status").0] aria-describedby=[attrs("status").1] {
-                    @for s in statuses {
-                        option value=(s.as_str()) selected[form.status == s.as_str()] { (t.status(s)) }
+                label for="repeat" { (t.repeats) }
+                select #repeat name="repeat" {
+                    @for ((value, _), label) in FREQUENCIES.iter().zip(t.frequencies) {
+                        option value=(value) selected[every == *value] { (label) }
+                    }
+                    @if custom {
+                        option value="custom" selected { (t.frequencies[5]) }
                     }
                 }
-                small { (t.status_help) }
-                (field_error("status", error("status")))
             }
-            p { button type="submit" { (t.save) } }
+            p {
+                label for="interval" { (t.interval) }
+                input #interval name="interval" type="number" min="1" max="999" inputmode="numeric"
+                    value=(if repeat.interval.is_empty() { "1" } else { repeat.interval.as_str() })
+                    aria-invalid=[error("interval").map(|_| "true")] aria-describedby=[described("interval")];
+                (field_error("interval", error("interval")))
+            }
+            fieldset.choices {
+                legend { (t.on_days) }
+                @for (n, code) in WEEKDAYS.iter().enumerate() {
+                    @let id = format!("weekday-{code}");
+                    @let (name, _) = ctx.locale.weekday(monday + chrono::Duration::days(n as i64));
+                    span.check {
+                        input id=(id) type="checkbox" name="weekdays" value=(code) checked[repeat.weekdays.iter().any(|w| w == code)];
+                        label for=(id) { (name) }
+                    }
+                }
+            }
+            fieldset.choices {
+                legend { (t.monthly_on) }
+                (radio("monthly_by", "day", t.same_month_day, repeat.monthly_by != "weekday"))
+                (radio("monthly_by", "weekday", t.same_weekday, repeat.monthly_by == "weekday"))
+            }
+            fieldset.choices {
+                legend { (t.repeat_ends) }
+                (radio("ends", "never", t.ends_never, !matches!(repeat.ends.as_str(), "until" | "count")))
+                (radio("ends", "until", t.ends_on, repeat.ends == "until"))
+                (radio("ends", "count", t.ends_after, repeat.ends == "count"))
+            }
+            p {
+                label for="until" { (t.last_date) }
+                input #until name="until" type="date" value=(repeat.until)
+                    aria-invalid=[error("until").map(|_| "true")] aria-describedby=[described("until")];
+                (field_error("until", error("until")))
+            }
+            p {
+                label for="count" { (t.occurrences) }
+                input #count name="count" type="number" min="1" inputmode="numeric" value=(repeat.count)
+                    aria-invalid=[error("count").map(|_| "true")] aria-describedby=[described("count")];
+                (field_error("count", error("count")))
+            }
+            (field_error("recurrence", error("recurrence")))
+            @if !series.lines.is_empty() {
+                h2 { (t.exceptions) }
+                @if series.exceptions.is_empty() {
+                    p { (t.no_exceptions) }
+                } @else {
+                    ul.exceptions {
+                        @for (id, start, cancelled) in &series.exceptions {
+                            @let when = format!("{} {}", ctx.locale.long_date(start.date()), ctx.locale.time(*start));
+                            li {
+                                @if *cancelled {
+                                    s { (when) } " (" (t.cancelled) ")"
+                                } @else {
+                                    a href=(format!("{id}")) { (when) }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The names a "new … by name" field suggests: typing one of them links that record.
+fn names_list<'a>(id: &str, names: impl Iterator<Item = &'a str>) -> Markup {
+    html! {
+        datalist id=(id) {
+            @for name in names {
+                option value=(name) {}
+            }
         }
     }
 }
@@ -445,8 +966,12 @@ fn field_error(field: &str, error: Option<&str>) -> Markup {
     }
 }
 
+/// Choices listed before a list gets a filter field.
+const FILTERED_FROM: usize = 8;
+
 /// A group of checkboxes: `name` its parameter, `options` (ID, label), `checked` the IDs on.
 fn checkboxes<'a>(
+    t: &ManageTexts,
     legend: &str,
     name: &str,
     options: impl Iterator<Item = (u64, &'a str)>,
@@ -461,7 +986,9 @@ fn checkboxes<'a>(
         }
     }
     html! {
-        fieldset.choices aria-describedby=[error.map(|_| format!("{name}-error"))] {
+        // Long lists get a filter field (assets/manage.js).
+        fieldset.choices aria-describedby=[error.map(|_| format!("{name}-error"))]
+            data-filter=[(options.len() > FILTERED_FROM).then_some(t.type_to_filter)] {
             legend { (legend) }
             @for (id, label) in &options {
                 @let input_id = format!("{name}-{id}");

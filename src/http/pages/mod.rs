@@ -66,6 +66,8 @@ pub(crate) struct Pages {
     base: Arc<str>,
     /// The scheme, host and port of the public URL.
     origin: String,
+    /// What each address may still propose.
+    proposals: manage::propose::ProposalLimit,
 }
 
 impl Pages {
@@ -78,6 +80,7 @@ impl Pages {
             base: address::base_path(public_url).into(),
             origin,
             settings,
+            proposals: Default::default(),
         }
     }
 }
@@ -262,6 +265,7 @@ fn render(
         settings: &pages.settings,
         stylesheet: pages.assets.stylesheet_href(),
         frame_script: pages.assets.frame_script_href(),
+        manage_script: pages.assets.manage_script_href(),
         locale: PageLocale::of(language),
         paths,
         public_url: &state.public_url,
@@ -890,43 +894,7 @@ fn event_page(
     let next_dates = views::next_dates(state, language, &event)?;
     let rule = views::rule(state, &event)?.map(|r| ctx.locale.rule(&r));
     let title = crate::values::text::plain_text(&event.post.title);
-    let text = |s: &str| url::form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
-    let (start, end) = (event.start_utc.and_utc(), event.end_utc.and_utc());
-    let google_dates = if event.all_day {
-        format!(
-            "{}/{}",
-            event.start_local.format("%Y%m%d"),
-            (event.end_local.date() + Duration::days(1)).format("%Y%m%d")
-        )
-    } else {
-        format!(
-            "{}/{}",
-            start.format("%Y%m%dT%H%M%SZ"),
-            end.format("%Y%m%dT%H%M%SZ")
-        )
-    };
-    let place = view
-        .venue
-        .as_ref()
-        .map(|v| crate::values::text::plain_text(&v.record.post.title))
-        .unwrap_or_default();
-    let page_url = ctx.absolute(&templates::event_path(ctx, &event));
-    let google = format!(
-        "https://calendar.google.com/calendar/render?action=TEMPLATE&text={}&dates={google_dates}&details={}&location={}",
-        text(&title),
-        text(&page_url),
-        text(&place)
-    );
-    let outlook = format!(
-        "https://outlook.office.com/calendar/0/deeplink/compose?path=%2Fcalendar%2Faction%2Fcompose&rru=addevent&subject={}&startdt={}&enddt={}&allday={}&body={}&location={}",
-        text(&title),
-        text(&start.to_rfc3339()),
-        text(&end.to_rfc3339()),
-        event.all_day,
-        text(&page_url),
-        text(&place)
-    );
-    let ics = links.route(&format!("/events/{}.ics", event.post.id));
+    let (ics, google, outlook) = calendar_links(ctx, links, &event, &view);
     let locked = (!open).then_some(tried);
     let description = if open {
         templates::excerpt(&event)
@@ -968,6 +936,86 @@ fn event_page(
         status,
         templates::layout(ctx, &head, templates::event_page(ctx, &shown)),
         Some(links.route(&format!("/events/{}", event.post.id))),
+    ))
+}
+
+/// An event's feed, and its addresses at Google Calendar and Outlook that add it there.
+fn calendar_links(
+    ctx: &PageCtx,
+    links: &Links,
+    event: &Event,
+    view: &EventView,
+) -> (String, String, String) {
+    let title = crate::values::text::plain_text(&event.post.title);
+    let text = |s: &str| url::form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
+    let (start, end) = (event.start_utc.and_utc(), event.end_utc.and_utc());
+    let google_dates = if event.all_day {
+        format!(
+            "{}/{}",
+            event.start_local.format("%Y%m%d"),
+            (event.end_local.date() + Duration::days(1)).format("%Y%m%d")
+        )
+    } else {
+        format!(
+            "{}/{}",
+            start.format("%Y%m%dT%H%M%SZ"),
+            end.format("%Y%m%dT%H%M%SZ")
+        )
+    };
+    let place = view
+        .venue
+        .as_ref()
+        .map(|v| crate::values::text::plain_text(&v.record.post.title))
+        .unwrap_or_default();
+    let page_url = ctx.absolute(&templates::event_path(ctx, event));
+    let google = format!(
+        "https://calendar.google.com/calendar/render?action=TEMPLATE&text={}&dates={google_dates}&details={}&location={}",
+        text(&title),
+        text(&page_url),
+        text(&place)
+    );
+    let outlook = format!(
+        "https://outlook.office.com/calendar/0/deeplink/compose?path=%2Fcalendar%2Faction%2Fcompose&rru=addevent&subject={}&startdt={}&enddt={}&allday={}&body={}&location={}",
+        text(&title),
+        text(&start.to_rfc3339()),
+        text(&end.to_rfc3339()),
+        event.all_day,
+        text(&page_url),
+        text(&place)
+    );
+    let ics = links.route(&format!("/events/{}.ics", event.post.id));
+    (ics, google, outlook)
+}
+
+/// The page of an event an editor previews: as visitors will see it once it is published
+/// (unlocked), without its neighbours and other dates.
+pub(crate) fn event_page_preview(
+    state: &AppState,
+    ctx: &PageCtx,
+    event: &Event,
+    view: &EventView,
+) -> Result<Markup, ServiceError> {
+    let language = ctx.locale.language;
+    let links = Links::new(
+        state.public_url.clone(),
+        (language != Language::En).then_some(language),
+    );
+    let (ics, google, outlook) = calendar_links(ctx, &links, event, view);
+    let rule = views::rule(state, event)?.map(|r| ctx.locale.rule(&r));
+    Ok(templates::event_page(
+        ctx,
+        &templates::EventPage {
+            event,
+            view,
+            ics,
+            google,
+            outlook,
+            previous: None,
+            next: None,
+            next_dates: &[],
+            rule,
+            locked: None,
+        },
     ))
 }
 

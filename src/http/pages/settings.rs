@@ -61,6 +61,8 @@ pub struct Settings {
     /// Origins whose images pages show besides the site's own (CSP `img-src`); images
     /// elsewhere are left out, so a page requests nothing from an origin not listed.
     pub image_origins: Vec<String>,
+    /// Whether visitors may propose events (`/events/propose/`).
+    pub public_submissions: bool,
 }
 
 impl Default for Settings {
@@ -77,6 +79,7 @@ impl Default for Settings {
             extra_css: None,
             embed_origins: Vec::new(),
             image_origins: Vec::new(),
+            public_submissions: false,
         }
     }
 }

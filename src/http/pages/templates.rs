@@ -18,6 +18,8 @@ pub(crate) struct PageCtx<'a> {
     pub settings: &'a Settings,
     pub stylesheet: &'a str,
     pub frame_script: &'a str,
+    /// The editors' form script.
+    pub manage_script: &'a str,
     pub locale: PageLocale,
     pub paths: Paths,
     /// `P`: the public URL without trailing slash.
@@ -253,6 +255,11 @@ pub(crate) fn events_bar(ctx: &PageCtx, cal: &Calendar) -> Markup {
                 }
             }
             (subscribe_menu(ctx, &cal.feed))
+            @if ctx.settings.public_submissions {
+                a.propose href=(ctx.paths.propose()) {
+                    (super::manage_texts::ManageTexts::of(ctx.locale.language).propose)
+                }
+            }
         }
     }
 }
@@ -879,6 +886,7 @@ mod tests {
             settings: &settings,
             stylesheet: "/assets/style.css",
             frame_script: "/assets/frame.js",
+            manage_script: "/assets/manage.js",
             locale: PageLocale::of(language),
             paths: Paths {
                 language,

@@ -5,10 +5,11 @@
 //! done is decided by the same service functions as the API's.
 
 mod linked;
+pub(crate) mod propose;
 mod terms;
 mod users;
 
-use super::event_form::{self, Choices, EventForm};
+use super::event_form::{self, Choices, EventForm, StoredEvent};
 use super::manage_texts::ManageTexts;
 use super::templates::{layout, Head, PageCtx};
 use super::{put, Pages};
@@ -145,7 +146,7 @@ pub(crate) async fn serve(
         }
         None => None,
     };
-    let ctx = context(state, pages, req.language);
+    let ctx = context(state, pages, req.language, "manage/");
     let rest: Vec<&str> = req.rest.iter().map(String::as_str).collect();
     let answer = match (req.method, rest.as_slice(), &editor) {
         (&Method::POST, ["sign-in"], _) => sign_in(state, &ctx, &req, now).await,
@@ -234,6 +235,12 @@ pub(crate) async fn serve(
         }
         (&Method::POST, ["events", which], Some(editor)) => {
             tokio::task::block_in_place(|| save_event(state, &ctx, &req, editor, which, now))
+        }
+        (&Method::POST, ["events", which, "translate"], Some(editor)) => {
+            tokio::task::block_in_place(|| translate(state, &ctx, &req, editor, which, now))
+        }
+        (&Method::GET | &Method::HEAD, ["events", which, "preview"], Some(editor)) => {
+            tokio::task::block_in_place(|| preview(state, &ctx, editor, which, now))
         }
         (&Method::POST, ["sign-out"], Some(editor)) => {
             tokio::task::block_in_place(|| sessions::close(&state.store, &editor.token))
@@ -337,7 +344,13 @@ fn cookie(state: &AppState, name: &str, value: &str, max_age: i64) -> String {
     format!("{name}={value}; Path={path}{max_age}; HttpOnly; SameSite=Lax{secure}")
 }
 
-fn context<'a>(state: &'a AppState, pages: &'a Pages, language: Language) -> PageCtx<'a> {
+/// The context of a page at `tail` (`manage/`) below each language's root.
+fn context<'a>(
+    state: &'a AppState,
+    pages: &'a Pages,
+    language: Language,
+    tail: &str,
+) -> PageCtx<'a> {
     let paths = super::address::Paths {
         language,
         embed: false,
@@ -351,7 +364,8 @@ fn context<'a>(state: &'a AppState, pages: &'a Pages, language: Language) -> Pag
                 path.push('/');
                 path.push_str(l.code());
             }
-            path.push_str("/manage/");
+            path.push('/');
+            path.push_str(tail);
             (*l, path)
         })
         .collect();
@@ -359,6 +373,7 @@ fn context<'a>(state: &'a AppState, pages: &'a Pages, language: Language) -> Pag
         settings: &pages.settings,
         stylesheet: pages.assets.stylesheet_href(),
         frame_script: pages.assets.frame_script_href(),
+        manage_script: pages.assets.manage_script_href(),
         locale: super::locale::PageLocale::of(language),
         paths,
         public_url: &state.public_url,
@@ -755,6 +770,34 @@ fn dashboard(
         Err(ServiceError::Forbidden) => None,
         Err(e) => return Err(e),
     };
+    // Editors see visitors' proposals first, whatever the list below shows.
+    let proposals = if caller.has(crate::auth::Capability::EditOthersPosts)
+        && page_number == 1
+        && state.pages.settings.public_submissions
+    {
+        let query = EventQuery {
+            status: Some(vec![Status::Pending.as_str().to_string()]),
+            author: Some(crate::auth::capabilities::VISITOR_ID),
+            search: None,
+            by_last_change: true,
+            ..query.clone()
+        };
+        // In every language: a visitor proposes in the language of the page they saw.
+        let mut proposals = Vec::new();
+        for language in Language::ALL {
+            let request = Request {
+                language,
+                ..request_of(ctx, editor, now)
+            };
+            let listed = events::list(&state.store, &state.index, &request, &query, Vec::new())?;
+            proposals.extend(listed.page.items);
+        }
+        proposals.sort_by_key(|e| std::cmp::Reverse(e.post.modified_utc));
+        proposals.truncate(PER_PAGE);
+        proposals
+    } else {
+        Vec::new()
+    };
     let notice = notice(t, req);
     let total = listed.as_ref().map_or(0, |a| a.page.total);
     let items: Vec<Event> = listed.map(|a| a.page.items).unwrap_or_default();
@@ -770,6 +813,20 @@ fn dashboard(
             p { a.button href=(ctx_path(ctx, "events/new")) { (t.new_event) } }
             @if let Some((text, role)) = &notice {
                 p.notice role=(role) { (text) }
+            }
+            @if !proposals.is_empty() {
+                section.proposals aria-labelledby="proposals" {
+                    h2 #proposals { (t.proposals) }
+                    ul {
+                        @for event in &proposals {
+                            li {
+                                a href=(ctx_path(ctx, &format!("events/{}", event.post.id)))
+                                    lang=(super::locale::PageLocale::of(event.post.language).html_lang()) { (event.post.title) }
+                                " — " (ctx.locale.long_date(event.start_local.date()))
+                            }
+                        }
+                    }
+                }
             }
             (filter_form(ctx, &ctx_path(ctx, ""), status, query.search.as_deref(), Some(by_last_change)))
             @if items.is_empty() {
@@ -1200,6 +1257,7 @@ fn form_page(
     request: &Request,
     id: Option<u64>,
     form: &EventForm,
+    series: &StoredEvent,
     errors: &[(String, String)],
     saved: Option<&Event>,
 ) -> Result<Answer, ServiceError> {
@@ -1226,7 +1284,13 @@ fn form_page(
                     a href=(super::templates::event_path(ctx, event)) { (t.view_page) }
                 }
             }
-            (event_form::render(ctx, &action, &editor.session.form_token, form, &choices, errors))
+            (event_form::render(ctx, event_form::FormKind::Editor, &action, &editor.session.form_token, form, &choices, series, errors))
+            @if let Some(id) = id {
+                p { a href=(ctx_path(ctx, &format!("events/{id}/preview"))) { (t.preview) } }
+                @if series.occurrence_of.is_none() {
+                    (translations(ctx, editor, id, request.language, series))
+                }
+            }
         },
     );
     Ok(page(status, html))
@@ -1245,7 +1309,18 @@ fn event_page(
         None => return Ok(not_found(ctx)),
         Some(Which::New) => {
             let form = EventForm::blank(now, &ctx.settings.zone.name());
-            return form_page(state, ctx, editor, &request, None, &form, &[], None);
+            let series = StoredEvent::default();
+            return form_page(
+                state,
+                ctx,
+                editor,
+                &request,
+                None,
+                &form,
+                &series,
+                &[],
+                None,
+            );
         }
         Some(Which::Id(id)) => id,
     };
@@ -1256,9 +1331,21 @@ fn event_page(
     request.language = event.post.language;
     let views =
         events::EventViews::new(&state.store, &state.index, &[&event], request.caller, now)?;
-    let form = EventForm::of_event(&event, &views.view(&event)?);
+    let view = views.view(&event)?;
+    let form = EventForm::of_event(&event, &view);
+    let series = StoredEvent::of(ctx, &event, &view);
     let saved = req.query_param("saved").is_some().then_some(&event);
-    form_page(state, ctx, editor, &request, Some(id), &form, &[], saved)
+    form_page(
+        state,
+        ctx,
+        editor,
+        &request,
+        Some(id),
+        &form,
+        &series,
+        &[],
+        saved,
+    )
 }
 
 /// Creates (`which` = `new`) or updates the event from the form, by the API's rules; a
@@ -1276,16 +1363,32 @@ fn save_event(
     let Some(id) = Which::of(which).map(|w| w.id()) else {
         return Ok(not_found(ctx));
     };
+    // A form shown again keeps what it showed of the stored event's series.
+    let mut series = StoredEvent::default();
     if let Some(id) = id {
         match editable_or_page(events::editable(&state.store, &request, id), ctx, editor)? {
-            Ok(event) => request.language = event.post.language,
+            Ok(event) => {
+                request.language = event.post.language;
+                let views = events::EventViews::new(
+                    &state.store,
+                    &state.index,
+                    &[&event],
+                    request.caller,
+                    now,
+                )?;
+                series = StoredEvent::of(ctx, &event, &views.view(&event)?);
+            }
             Err(page) => return Ok(page),
         }
     }
     let form = EventForm::of_fields(&req.form);
     let (params, write, fields) = match form.checked(id.is_none(), t) {
         Ok(checked) => checked,
-        Err(errors) => return form_page(state, ctx, editor, &request, id, &form, &errors, None),
+        Err(errors) => {
+            return form_page(
+                state, ctx, editor, &request, id, &form, &series, &errors, None,
+            )
+        }
     };
     let invalid = params.invalid.clone();
     let written = match id {
@@ -1303,8 +1406,110 @@ fn save_event(
         written.map(|event| format!("events/{}", event.post.id)),
         ctx,
         editor,
-        |errors| form_page(state, ctx, editor, &request, id, &form, &errors, None),
+        |errors| {
+            form_page(
+                state, ctx, editor, &request, id, &form, &series, &errors, None,
+            )
+        },
     )
+}
+
+/// The event's versions in the other languages: a link to each, or a button that makes one.
+fn translations(
+    ctx: &PageCtx,
+    editor: &Editor,
+    id: u64,
+    language: Language,
+    stored: &StoredEvent,
+) -> Markup {
+    let t = ManageTexts::of(ctx.locale.language);
+    html! {
+        section.translations aria-labelledby="translations" {
+            h2 #translations { (t.translations) }
+            ul {
+                @for other in Language::ALL.into_iter().filter(|l| *l != language) {
+                    @let name = super::locale::PageLocale::of(other).texts.lang_name;
+                    li {
+                        @if let Some((_, member)) = stored.translations.iter().find(|(l, _)| *l == other) {
+                            a href=(ctx_path(ctx, &format!("events/{member}"))) {
+                                (super::locale::fill(t.edit_translation, "language", name))
+                            }
+                        } @else {
+                            form method="post" action=(ctx_path(ctx, &format!("events/{id}/translate"))) {
+                                input type="hidden" name="form_token" value=(editor.session.form_token);
+                                input type="hidden" name="language" value=(other.code());
+                                button type="submit" { (super::locale::fill(t.translate_into, "language", name)) }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// "Translate into": makes the event's copy in the language asked for (by the API's rules)
+/// and opens its form.
+fn translate(
+    state: &AppState,
+    ctx: &PageCtx,
+    req: &ManageRequest,
+    editor: &Editor,
+    which: &str,
+    now: NaiveDateTime,
+) -> Result<Answer, ServiceError> {
+    let (Some(Which::Id(id)), Some(language)) = (
+        Which::of(which),
+        req.field("language").and_then(Language::from_code),
+    ) else {
+        return Ok(not_found(ctx));
+    };
+    let request = request_of(ctx, editor, now);
+    match events::translate(&state.store, &request, id, language) {
+        Ok(copy) => Ok(Answer::Redirect {
+            to: ctx_path(ctx, &format!("events/{}?saved=1", copy.post.id)),
+            cookies: Vec::new(),
+        }),
+        Err(ServiceError::EventNotFound) => Ok(not_found(ctx)),
+        Err(ServiceError::Forbidden) => Ok(refused(ctx, editor)),
+        Err(e) => Err(e),
+    }
+}
+
+/// The event's public page as it will be once published, shown to the editor who may edit it.
+fn preview(
+    state: &AppState,
+    ctx: &PageCtx,
+    editor: &Editor,
+    which: &str,
+    now: NaiveDateTime,
+) -> Result<Answer, ServiceError> {
+    let t = ManageTexts::of(ctx.locale.language);
+    let Some(Which::Id(id)) = Which::of(which) else {
+        return Ok(not_found(ctx));
+    };
+    let request = request_of(ctx, editor, now);
+    let event = match editable_or_page(events::editable(&state.store, &request, id), ctx, editor)? {
+        Ok(event) => event,
+        Err(page) => return Ok(page),
+    };
+    let views =
+        events::EventViews::new(&state.store, &state.index, &[&event], request.caller, now)?;
+    let view = views.view(&event)?;
+    let shown = super::event_page_preview(state, ctx, &event, &view)?;
+    let html = layout(
+        ctx,
+        &head(ctx, t.preview),
+        html! {
+            (editor_bar(ctx, editor))
+            p.notice role="note" {
+                (t.preview_notice) " "
+                a href=(ctx_path(ctx, &format!("events/{id}"))) { (t.back_to_form) }
+            }
+            (shown)
+        },
+    );
+    Ok(page(StatusCode::OK, html))
 }
 
 /// What a form's write leads to: the record's form, saying it was saved (`written` is its
@@ -1321,7 +1526,10 @@ fn after_write(
             to: ctx_path(ctx, &format!("{path}?saved=1")),
             cookies: Vec::new(),
         }),
-        Err(ServiceError::Invalid(refusals)) => again(event_form::errors(refusals)),
+        Err(ServiceError::Invalid(refusals)) => again(event_form::errors(
+            refusals,
+            ManageTexts::of(ctx.locale.language),
+        )),
         Err(ServiceError::Forbidden) | Err(ServiceError::CannotEditOthers) => {
             Ok(refused(ctx, editor))
         }
