@@ -143,8 +143,9 @@ struct ClusterArg {
 #[derive(Args)]
 struct RemoteArgs {
     /// Copy from this REST root of an events API instead of a file: The Events Calendar's
-    /// (`https://site/wp-json/tribe/events/v1`) or another almanac's (`…/cal/events/v1`).
-    /// Run again, it updates what changed at the source.
+    /// (`https://site/wp-json/tribe/events/v1`) or another almanac's (`…/cal/events/v1`); or
+    /// from an iCalendar feed (an `https://`, `webcal://` address or a `.ics` file). Run
+    /// again, it updates what changed at the source.
     #[arg(long, value_name = "URL")]
     from: Option<String>,
     /// HTTP Basic credentials at the source (a WordPress application password): every status
@@ -175,6 +176,21 @@ struct RemoteArgs {
     /// Seconds to wait for each answer of the source.
     #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=600), requires = "from")]
     timeout: u64,
+    /// From an iCalendar feed: every copied event is also in this category (made if missing).
+    #[arg(long, value_name = "NAME", requires = "from")]
+    category: Option<String>,
+    /// From an iCalendar feed: the status of the copied events, draft or publish (private
+    /// events stay private).
+    #[arg(long, default_value = "publish", value_parser = parse_feed_status, requires = "from")]
+    status: crate::model::Status,
+}
+
+fn parse_mirror(value: &str) -> Result<crate::transfer::ical::MirrorSpec, String> {
+    crate::transfer::ical::MirrorSpec::parse(value)
+}
+
+fn parse_feed_status(value: &str) -> Result<crate::model::Status, String> {
+    crate::transfer::ical::parse_status(value)
 }
 
 fn parse_language(code: &str) -> Result<crate::model::Language, String> {
@@ -204,6 +220,13 @@ enum Command {
         /// `host=… user=…`) whose database holds the calendar's log.
         #[arg(long, env = "ALMANAC_CLUSTER_URL")]
         cluster: Option<String>,
+        /// Mirror an iCalendar feed while serving: `URL[,every=15m][,category=NAME]
+        /// [,language=LANG][,status=draft|publish]` (repeatable).
+        #[arg(long = "mirror", value_name = "SPEC", value_parser = parse_mirror)]
+        mirrors: Vec<crate::transfer::ical::MirrorSpec>,
+        /// A file of mirrors, one SPEC a line (`#` starts a comment).
+        #[arg(long, value_name = "FILE")]
+        mirror_file: Option<PathBuf>,
         #[command(flatten)]
         pages: PageArgs,
     },
@@ -436,16 +459,37 @@ fn run(command: Command) -> Result<(), Exit> {
             public_url,
             demo,
             cluster,
+            mut mirrors,
+            mirror_file,
             pages,
-        } => server::serve(ServeOptions {
-            data_dir: data_dir.data_dir,
-            listen,
-            metrics_listen,
-            public_url,
-            demo,
-            cluster,
-            pages: pages.settings()?,
-        }),
+        } => {
+            if let Some(path) = mirror_file {
+                let text = std::fs::read_to_string(&path).map_err(|e| {
+                    Exit::new(
+                        2,
+                        format!("cannot read --mirror-file {}: {e}", path.display()),
+                    )
+                })?;
+                for (n, line) in text.lines().enumerate() {
+                    let line = line.split('#').next().unwrap_or_default().trim();
+                    if !line.is_empty() {
+                        mirrors.push(parse_mirror(line).map_err(|e| {
+                            Exit::new(2, format!("{} line {}: {e}", path.display(), n + 1))
+                        })?);
+                    }
+                }
+            }
+            server::serve(ServeOptions {
+                data_dir: data_dir.data_dir,
+                listen,
+                metrics_listen,
+                public_url,
+                demo,
+                cluster,
+                mirrors,
+                pages: pages.settings()?,
+            })
+        }
         Command::User { command } => run_user(command),
         Command::Cluster {
             command: ClusterCommand::Status { cluster },
@@ -779,7 +823,7 @@ fn import_from(
     root: &std::path::Path,
     cluster: &ClusterArg,
 ) -> Result<(), Exit> {
-    let user = match remote.user {
+    let user = match remote.user.clone() {
         None => None,
         Some(credentials) => match credentials.split_once(':') {
             Some((name, password)) if !name.is_empty() => {
@@ -787,18 +831,6 @@ fn import_from(
             }
             _ => return Err(Exit::new(2, "--user must be NAME:PASSWORD")),
         },
-    };
-    let options = crate::transfer::PullOptions {
-        url,
-        connection: crate::transfer::Connection {
-            user,
-            timeout: std::time::Duration::from_secs(remote.timeout),
-            retries: remote.retries,
-            backoff: std::time::Duration::from_millis(500),
-        },
-        language: remote.language,
-        mirror: remote.mirror,
-        concurrency: remote.concurrency as usize,
     };
     let bar = progress_bar(0, "records");
     let mut report = |event: crate::transfer::PullEvent| match event {
@@ -808,9 +840,29 @@ fn import_from(
             bar.suspend(|| eprintln!("{} {id} refused: {reason}", kind.name()))
         }
     };
-    let result = with_calendar(root, cluster, |store| {
-        crate::transfer::pull(store, &options, &mut report)
-    })?;
+    let timeout = std::time::Duration::from_secs(remote.timeout);
+    let feed = crate::transfer::ical::fetch(&url, timeout, remote.retries, None)
+        .map_err(|e| Exit::new(1, format!("the import stopped (nothing was changed): {e}")))?;
+    let result = match feed {
+        crate::transfer::ical::Fetched::Feed { text, .. } => {
+            let options = crate::transfer::ical::FeedOptions {
+                source: url,
+                language: remote.language.unwrap_or(crate::model::Language::En),
+                category: remote.category,
+                status: remote.status,
+                mirror: remote.mirror,
+            };
+            with_calendar(root, cluster, |store| {
+                crate::transfer::ical::load(store, &text, &options, &mut report)
+            })?
+        }
+        _ => {
+            let options = api_options(url, user, &remote);
+            with_calendar(root, cluster, |store| {
+                crate::transfer::pull(store, &options, &mut report).map_err(|e| e.to_string())
+            })?
+        }
+    };
     bar.finish_and_clear();
     let summary = result
         .map_err(|e| Exit::new(1, format!("the import stopped (nothing was trashed): {e}")))?;
@@ -822,6 +874,26 @@ fn import_from(
         ));
     }
     Ok(())
+}
+
+/// How an events API source is read.
+fn api_options(
+    url: String,
+    user: Option<(String, String)>,
+    remote: &RemoteArgs,
+) -> crate::transfer::PullOptions {
+    crate::transfer::PullOptions {
+        url,
+        connection: crate::transfer::Connection {
+            user,
+            timeout: std::time::Duration::from_secs(remote.timeout),
+            retries: remote.retries,
+            backoff: std::time::Duration::from_millis(500),
+        },
+        language: remote.language,
+        mirror: remote.mirror,
+        concurrency: remote.concurrency as usize,
+    }
 }
 
 fn export(

@@ -34,6 +34,9 @@ const CACHE_MISSES: &str = "almanac_cache_misses_total";
 const THROTTLED: &str = "almanac_auth_throttled_total";
 const VERIFIER_BUSY: &str = "almanac_auth_verifier_busy_total";
 const RESIDENT_MEMORY: &str = "almanac_process_resident_memory_bytes";
+const MIRROR_LAST_RUN: &str = "almanac_mirror_last_run_timestamp_seconds";
+const MIRROR_LAST_OK: &str = "almanac_mirror_last_run_ok";
+const MIRROR_RECORDS: &str = "almanac_mirror_last_run_records";
 
 /// The caches whose hits and misses are counted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -137,6 +140,18 @@ fn describe() {
         "Credentials refused unchecked because no password verifier was free (503)."
     );
     describe_gauge!(RESIDENT_MEMORY, "Resident set size of the process.");
+    describe_gauge!(
+        MIRROR_LAST_RUN,
+        "Scheduled mirrors: when each feed's last run ended (Unix time), by feed."
+    );
+    describe_gauge!(
+        MIRROR_LAST_OK,
+        "Scheduled mirrors: 1 when each feed's last run succeeded, 0 when it failed."
+    );
+    describe_gauge!(
+        MIRROR_RECORDS,
+        "Scheduled mirrors: the events each feed's last run added, updated, left unchanged, trashed and refused."
+    );
     for cache in [Cache::Representations, Cache::Feeds, Cache::Responses] {
         counter!(CACHE_HITS, "cache" => cache.label()).absolute(0);
         counter!(CACHE_MISSES, "cache" => cache.label()).absolute(0);
@@ -230,6 +245,25 @@ pub(crate) fn cache(cache: Cache, hits: u64, misses: u64) {
     }
     if misses > 0 {
         counter!(CACHE_MISSES, "cache" => cache.label()).increment(misses);
+    }
+}
+
+/// A scheduled mirror's run of the feed `source` ended: `ok`, with what it did when the feed
+/// was read (none: unchanged, or failed).
+pub(crate) fn mirror_run(source: &str, ok: bool, summary: Option<&crate::transfer::PullSummary>) {
+    let source = source.to_string();
+    gauge!(MIRROR_LAST_RUN, "feed" => source.clone()).set(chrono::Utc::now().timestamp() as f64);
+    gauge!(MIRROR_LAST_OK, "feed" => source.clone()).set(if ok { 1.0 } else { 0.0 });
+    if let Some(s) = summary {
+        for (outcome, n) in [
+            ("added", s.added),
+            ("updated", s.updated),
+            ("unchanged", s.unchanged),
+            ("trashed", s.trashed),
+            ("refused", s.refused),
+        ] {
+            gauge!(MIRROR_RECORDS, "feed" => source.clone(), "outcome" => outcome).set(n as f64);
+        }
     }
 }
 

@@ -34,6 +34,82 @@ pub(crate) struct ServeOptions {
     pub cluster: Option<String>,
     /// The public pages' settings.
     pub pages: crate::http::pages::Settings,
+    /// iCalendar feeds mirrored while serving.
+    pub mirrors: Vec<crate::transfer::ical::MirrorSpec>,
+}
+
+/// Runs a mirror of an iCalendar feed at start-up and then every `spec.every`: the feed is
+/// read again only when its server says it changed (`ETag`, `Last-Modified`). On a cluster,
+/// a node runs a mirror only while no other node runs it (an advisory lock in PostgreSQL).
+async fn keep_mirror(
+    store: Arc<Store>,
+    cluster: Option<String>,
+    spec: crate::transfer::ical::MirrorSpec,
+) {
+    use crate::transfer::ical::{self, Fetched};
+    let mut every = tokio::time::interval(spec.every);
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let validators = Arc::new(std::sync::Mutex::new(None));
+    loop {
+        every.tick().await;
+        let (store, cluster, spec, validators) = (
+            store.clone(),
+            cluster.clone(),
+            spec.clone(),
+            validators.clone(),
+        );
+        // Logs and metrics name the feed without its secret part.
+        let source = ical::feed_label(&spec.options.source);
+        let ran = tokio::task::spawn_blocking(move || {
+            let _turn = match &cluster {
+                Some(url) => match crate::cluster::try_exclusive(
+                    url,
+                    &format!("mirror {}", spec.options.source),
+                ) {
+                    Ok(Some(turn)) => Some(turn),
+                    Ok(None) => return Ok(None),
+                    Err(e) => return Err(e.to_string()),
+                },
+                None => None,
+            };
+            let known = validators.lock().unwrap_or_else(|e| e.into_inner()).clone();
+            let fetched = ical::fetch(
+                &spec.options.source,
+                Duration::from_secs(30),
+                2,
+                known.as_ref(),
+            )?;
+            match fetched {
+                Fetched::Unchanged => Ok(Some(None)),
+                Fetched::NotAFeed => Err("the address does not answer an iCalendar feed".into()),
+                Fetched::Feed {
+                    text,
+                    validators: fresh,
+                } => {
+                    let summary = ical::load(&store, &text, &spec.options, &mut |_| {})?;
+                    *validators.lock().unwrap_or_else(|e| e.into_inner()) = Some(fresh);
+                    Ok(Some(Some(summary)))
+                }
+            }
+        })
+        .await
+        .unwrap_or_else(|e| Err(e.to_string()));
+        match ran {
+            Ok(None) => tracing::debug!(feed = %source, "mirror run by another node"),
+            Ok(Some(None)) => {
+                crate::metrics::mirror_run(&source, true, None);
+                tracing::info!(feed = %source, "mirror: the feed has not changed");
+            }
+            Ok(Some(Some(summary))) => {
+                crate::metrics::mirror_run(&source, true, Some(&summary));
+                tracing::info!(feed = %source, %summary, "mirror run");
+            }
+            Err(e) => {
+                crate::metrics::mirror_run(&source, false, None);
+                tracing::error!(feed = %source, error = %e, "mirror run failed (nothing was trashed)");
+            }
+        }
+    }
 }
 
 /// A failure with the exit code the contract gives it.
@@ -252,6 +328,14 @@ async fn run(
             }
         }
     });
+
+    for spec in options.mirrors.clone() {
+        tokio::spawn(keep_mirror(
+            state.store.clone(),
+            options.cluster.clone(),
+            spec,
+        ));
+    }
 
     let listening = format!("listening on http://{bound}");
     print_line(&listening);

@@ -138,6 +138,8 @@ fn writer(
 ) -> (Vec<Op>, Vec<String>) {
     let client = reqwest::blocking::Client::builder()
         .no_proxy()
+        // As sent: compression is the tests' to ask for and to undo.
+        .no_gzip()
         .timeout(Duration::from_secs(15))
         .build()
         .unwrap();

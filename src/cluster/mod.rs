@@ -501,6 +501,23 @@ impl Drop for Replica {
     }
 }
 
+/// A turn at a task one node of the cluster runs at a time (a scheduled mirror): a PostgreSQL
+/// session advisory lock, held by its own connection until the value is dropped.
+pub(crate) struct Exclusive {
+    _session: Client,
+}
+
+/// The turn at the task `name`, unless another node has it.
+pub(crate) fn try_exclusive(url: &str, name: &str) -> Result<Option<Exclusive>, ClusterError> {
+    let mut session = connect(url)?;
+    let hash = blake3::hash(name.as_bytes());
+    let key = i64::from_le_bytes(hash.as_bytes()[..8].try_into().expect("8 bytes"));
+    let taken: bool = session
+        .query_one("SELECT pg_try_advisory_lock($1)", &[&key])?
+        .get(0);
+    Ok(taken.then_some(Exclusive { _session: session }))
+}
+
 /// `almanac cluster prune`: drops the log entries older than `keep`, except the head. Nodes
 /// that are further behind copy the snapshot when they come back. Returns how many went.
 pub(crate) fn prune(url: &str, keep: Duration) -> Result<u64, ClusterError> {

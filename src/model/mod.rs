@@ -193,6 +193,7 @@ pub struct User {
 }
 
 pub(crate) mod event;
+pub mod feed;
 pub mod post;
 pub mod series;
 pub mod session;

@@ -523,6 +523,20 @@ pub(crate) fn translate(
     })
 }
 
+/// The occurrence of the series `series` whose original start (UTC) is `at`.
+pub(crate) fn occurrence_at(
+    store: &Store,
+    series: u64,
+    at: NaiveDateTime,
+) -> ServiceResult<Option<u64>> {
+    Ok(store.read()?.series(series)?.and_then(|s| {
+        s.occurrences
+            .iter()
+            .find(|o| o.original_start_utc == at)
+            .map(|o| o.id)
+    }))
+}
+
 /// How a single-event route names its target.
 #[derive(Debug, Clone)]
 pub enum Target {

@@ -73,6 +73,11 @@ pub(crate) enum Change {
         key: String,
         value: Option<Vec<u8>>,
     },
+    /// An event copied from an iCalendar feed, by feed and UID, codec-encoded.
+    FeedItem {
+        key: String,
+        value: Option<Vec<u8>>,
+    },
 }
 
 impl Change {
@@ -102,6 +107,7 @@ impl Change {
             Change::Occurrence { id, .. } => format!("occurrence/{id}"),
             Change::Revision { id, .. } => format!("revision/{id}"),
             Change::Session { key, .. } => format!("session/{key}"),
+            Change::FeedItem { key, .. } => format!("feed-item/{key}"),
         }
     }
 
@@ -118,6 +124,7 @@ impl Change {
                 | Change::Occurrence { value: None, .. }
                 | Change::Revision { value: None, .. }
                 | Change::Session { value: None, .. }
+                | Change::FeedItem { value: None, .. }
         )
     }
 }

@@ -8,6 +8,7 @@ pub(crate) mod codec;
 
 pub(crate) use changes::Change;
 
+use crate::model::feed::FeedItem;
 use crate::model::post::Image;
 use crate::model::series::{OccurrenceOf, Series, SeriesHorizon};
 use crate::model::session::Session;
@@ -48,6 +49,8 @@ const OCCURRENCES: TableDefinition<u64, &[u8]> = TableDefinition::new("occurrenc
 const REVISIONS: TableDefinition<u64, u64> = TableDefinition::new("revisions");
 /// Editors' sessions, by the hex SHA-256 of their token (see `crate::model::session`).
 const SESSIONS: TableDefinition<&str, &[u8]> = TableDefinition::new("sessions");
+/// The events copied from iCalendar feeds, by feed and UID (see `crate::model::feed`).
+const FEED_ITEMS: TableDefinition<&str, &[u8]> = TableDefinition::new("feed_items");
 const OUTBOX_SEQUENCE: &str = "seq.outbox";
 /// (kind, group ID, language) → member ID: translation groups.
 const GROUPS: TableDefinition<(&str, u64, &str), u64> = TableDefinition::new("translation_groups");
@@ -160,6 +163,11 @@ thread_local! {
     static WRITTEN_AT: std::cell::Cell<Option<u64>> = const { std::cell::Cell::new(None) };
 }
 
+/// The key of a feed item: the feed, a line break (in no URL or path), the UID.
+fn feed_key(source: &str, uid: &str) -> String {
+    format!("{source}\n{uid}")
+}
+
 /// The meta key of the last cluster log entry this data directory holds.
 const CLUSTER_APPLIED: &str = "cluster.applied";
 
@@ -241,6 +249,7 @@ impl Store {
             tx.occurrences()?;
             tx.revisions()?;
             tx.sessions()?;
+            tx.feed_items_table()?;
             for kind in Kind::ALL {
                 tx.records(kind)?;
             }
@@ -432,6 +441,7 @@ impl Store {
             exclusive(open.txn, &mut open.occurrences, OCCURRENCES)?.retain(|_, _| false)?;
             exclusive(open.txn, &mut open.revisions, REVISIONS)?.retain(|_, _| false)?;
             exclusive(open.txn, &mut open.sessions, SESSIONS)?.retain(|_, _| false)?;
+            exclusive(open.txn, &mut open.feed_items, FEED_ITEMS)?.retain(|_, _| false)?;
             for change in rows {
                 tx.apply(change)?;
             }
@@ -606,6 +616,8 @@ pub trait Reads {
     fn all_sessions(&self) -> StoreResult<Vec<(String, Session)>>;
     /// Outbox entries after `seq` in this snapshot, in order.
     fn outbox_after(&self, seq: u64) -> StoreResult<Vec<OutboxEntry>>;
+    /// The events copied from the feed `source`, by UID.
+    fn feed_items(&self, source: &str) -> StoreResult<Vec<(String, FeedItem)>>;
 }
 
 /// Read methods shared by write and read transactions: both kinds of redb transaction open
@@ -738,6 +750,19 @@ macro_rules! read_methods {
             Ok(out)
         }
 
+        fn feed_items(&self, source: &str) -> StoreResult<Vec<(String, FeedItem)>> {
+            let prefix = feed_key(source, "");
+            let mut out = Vec::new();
+            for entry in self.feed_items_table()?.range(prefix.as_str()..)? {
+                let (key, value) = entry?;
+                let Some(uid) = key.value().strip_prefix(prefix.as_str()) else {
+                    break;
+                };
+                out.push((uid.to_string(), codec::decode(value.value())?));
+            }
+            Ok(out)
+        }
+
         /// Outbox entries after `seq` in this snapshot, in order.
         fn outbox_after(&self, seq: u64) -> StoreResult<Vec<OutboxEntry>> {
             let table = self.outbox()?;
@@ -785,6 +810,7 @@ struct OpenTables<'t> {
     occurrences: OnceCell<RecordTable<'t>>,
     revisions: OnceCell<redb::Table<'t, u64, u64>>,
     sessions: OnceCell<redb::Table<'t, &'static str, &'static [u8]>>,
+    feed_items: OnceCell<redb::Table<'t, &'static str, &'static [u8]>>,
 }
 
 impl<'t> OpenTables<'t> {
@@ -804,6 +830,7 @@ impl<'t> OpenTables<'t> {
             occurrences: OnceCell::new(),
             revisions: OnceCell::new(),
             sessions: OnceCell::new(),
+            feed_items: OnceCell::new(),
         }
     }
 }
@@ -902,6 +929,23 @@ impl<'t> WriteTx<'t> {
 
     fn sessions(&self) -> StoreResult<&redb::Table<'t, &'static str, &'static [u8]>> {
         shared(self.open.txn, &self.open.sessions, SESSIONS)
+    }
+
+    fn feed_items_table(&self) -> StoreResult<&redb::Table<'t, &'static str, &'static [u8]>> {
+        shared(self.open.txn, &self.open.feed_items, FEED_ITEMS)
+    }
+
+    /// Keeps (or with `None` forgets) the event copied from the feed `source` for `uid`.
+    pub(crate) fn set_feed_item(
+        &mut self,
+        source: &str,
+        uid: &str,
+        item: Option<&FeedItem>,
+    ) -> StoreResult<()> {
+        self.change(Change::FeedItem {
+            key: feed_key(source, uid),
+            value: item.map(codec::encode),
+        })
     }
 
     /// Stores (or with `None` removes) the session whose token hashes to `key`.
@@ -1145,6 +1189,13 @@ impl WriteTx<'_> {
                     None => table.remove(key.as_str())?,
                 };
             }
+            Change::FeedItem { key, value } => {
+                let table = exclusive(open.txn, &mut open.feed_items, FEED_ITEMS)?;
+                match value {
+                    Some(bytes) => table.insert(key.as_str(), bytes.as_slice())?,
+                    None => table.remove(key.as_str())?,
+                };
+            }
         }
         Ok(())
     }
@@ -1290,6 +1341,10 @@ impl ReadTx {
     fn sessions(&self) -> StoreResult<redb::ReadOnlyTable<&'static str, &'static [u8]>> {
         Ok(self.txn.open_table(SESSIONS)?)
     }
+
+    fn feed_items_table(&self) -> StoreResult<redb::ReadOnlyTable<&'static str, &'static [u8]>> {
+        Ok(self.txn.open_table(FEED_ITEMS)?)
+    }
 }
 
 impl ReadTx {
@@ -1427,6 +1482,13 @@ impl ReadTx {
         for entry in self.sessions()?.iter().map_err(StoreError::from)? {
             let (key, value) = entry.map_err(StoreError::from)?;
             f(Change::Session {
+                key: key.value().to_string(),
+                value: Some(value.value().to_vec()),
+            })?;
+        }
+        for entry in self.feed_items_table()?.iter().map_err(StoreError::from)? {
+            let (key, value) = entry.map_err(StoreError::from)?;
+            f(Change::FeedItem {
                 key: key.value().to_string(),
                 value: Some(value.value().to_vec()),
             })?;

@@ -26,13 +26,14 @@
 
 mod demo;
 mod export;
+pub(crate) mod ical;
 mod import;
 mod remote;
 
 pub(crate) use demo::load_demo;
 pub(crate) use export::export;
 pub(crate) use import::{import, ImportError, ImportOptions, ImportSummary, Rejection};
-pub(crate) use remote::{pull, Connection, PullEvent, PullOptions};
+pub(crate) use remote::{pull, Connection, PullEvent, PullOptions, PullSummary};
 
 use crate::model::Kind;
 

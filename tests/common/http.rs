@@ -80,6 +80,8 @@ impl Http {
         Http {
             client: reqwest::blocking::Client::builder()
                 .no_proxy()
+                // As sent: compression is the tests' to ask for and to undo.
+                .no_gzip()
                 .timeout(timeout)
                 .build()
                 .unwrap(),

@@ -510,6 +510,8 @@ impl Server {
 
         let client = reqwest::blocking::Client::builder()
             .no_proxy()
+            // As sent: compression is the tests' to ask for and to undo.
+            .no_gzip()
             .redirect(reqwest::redirect::Policy::none())
             .timeout(Duration::from_secs(60))
             .pool_max_idle_per_host(0)
