@@ -841,28 +841,23 @@ fn import_from(
         }
     };
     let timeout = std::time::Duration::from_secs(remote.timeout);
-    let feed = crate::transfer::ical::fetch(&url, timeout, remote.retries, None)
-        .map_err(|e| Exit::new(1, format!("the import stopped (nothing was changed): {e}")))?;
-    let result = match feed {
-        crate::transfer::ical::Fetched::Feed { text, .. } => {
-            let options = crate::transfer::ical::FeedOptions {
-                source: url,
-                language: remote.language.unwrap_or(crate::model::Language::En),
-                category: remote.category,
-                status: remote.status,
-                mirror: remote.mirror,
-            };
-            with_calendar(root, cluster, |store| {
-                crate::transfer::ical::load(store, &text, &options, &mut report)
-            })?
-        }
-        _ => {
-            let options = api_options(url, user, &remote);
-            with_calendar(root, cluster, |store| {
-                crate::transfer::pull(store, &options, &mut report).map_err(|e| e.to_string())
-            })?
-        }
+    let feed = crate::transfer::ical::FeedOptions {
+        source: url.clone(),
+        language: remote.language.unwrap_or(crate::model::Language::En),
+        category: remote.category.clone(),
+        status: remote.status,
+        mirror: remote.mirror,
     };
+    let result = with_calendar(root, cluster, |store| {
+        match crate::transfer::ical::run(store, &feed, timeout, remote.retries, &mut report) {
+            Ok(Some(summary)) => Ok(summary),
+            Ok(None) => {
+                let options = api_options(url, user, &remote);
+                crate::transfer::pull(store, &options, &mut report).map_err(|e| e.to_string())
+            }
+            Err(e) => Err(e),
+        }
+    })?;
     bar.finish_and_clear();
     let summary = result
         .map_err(|e| Exit::new(1, format!("the import stopped (nothing was trashed): {e}")))?;

@@ -248,8 +248,8 @@ pub(crate) fn cache(cache: Cache, hits: u64, misses: u64) {
     }
 }
 
-/// A scheduled mirror's run of the feed `source` ended: `ok`, with what it did when the feed
-/// was read (none: unchanged, or failed).
+/// A scheduled mirror's run of the feed `source` ended: `ok`, with what it did (none when it
+/// failed).
 pub(crate) fn mirror_run(source: &str, ok: bool, summary: Option<&crate::transfer::PullSummary>) {
     let source = source.to_string();
     gauge!(MIRROR_LAST_RUN, "feed" => source.clone()).set(chrono::Utc::now().timestamp() as f64);

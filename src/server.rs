@@ -38,26 +38,20 @@ pub(crate) struct ServeOptions {
     pub mirrors: Vec<crate::transfer::ical::MirrorSpec>,
 }
 
-/// Runs a mirror of an iCalendar feed at start-up and then every `spec.every`: the feed is
-/// read again only when its server says it changed (`ETag`, `Last-Modified`). On a cluster,
+/// Runs a mirror of an iCalendar feed at start-up and then every `spec.every` (see
+/// `transfer::ical::run`: a feed whose server says it has not changed is not read again). On a cluster,
 /// a node runs a mirror only while no other node runs it (an advisory lock in PostgreSQL).
 async fn keep_mirror(
     store: Arc<Store>,
     cluster: Option<String>,
     spec: crate::transfer::ical::MirrorSpec,
 ) {
-    use crate::transfer::ical::{self, Fetched};
+    use crate::transfer::ical;
     let mut every = tokio::time::interval(spec.every);
     every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let validators = Arc::new(std::sync::Mutex::new(None));
     loop {
         every.tick().await;
-        let (store, cluster, spec, validators) = (
-            store.clone(),
-            cluster.clone(),
-            spec.clone(),
-            validators.clone(),
-        );
+        let (store, cluster, spec) = (store.clone(), cluster.clone(), spec.clone());
         // Logs and metrics name the feed without its secret part.
         let source = ical::feed_label(&spec.options.source);
         let ran = tokio::task::spawn_blocking(move || {
@@ -72,35 +66,22 @@ async fn keep_mirror(
                 },
                 None => None,
             };
-            let known = validators.lock().unwrap_or_else(|e| e.into_inner()).clone();
-            let fetched = ical::fetch(
-                &spec.options.source,
+            match ical::run(
+                &store,
+                &spec.options,
                 Duration::from_secs(30),
                 2,
-                known.as_ref(),
-            )?;
-            match fetched {
-                Fetched::Unchanged => Ok(Some(None)),
-                Fetched::NotAFeed => Err("the address does not answer an iCalendar feed".into()),
-                Fetched::Feed {
-                    text,
-                    validators: fresh,
-                } => {
-                    let summary = ical::load(&store, &text, &spec.options, &mut |_| {})?;
-                    *validators.lock().unwrap_or_else(|e| e.into_inner()) = Some(fresh);
-                    Ok(Some(Some(summary)))
-                }
+                &mut |_| {},
+            )? {
+                Some(summary) => Ok(Some(summary)),
+                None => Err("the address does not answer an iCalendar feed".to_string()),
             }
         })
         .await
         .unwrap_or_else(|e| Err(e.to_string()));
         match ran {
-            Ok(None) => tracing::debug!(feed = %source, "mirror run by another node"),
-            Ok(Some(None)) => {
-                crate::metrics::mirror_run(&source, true, None);
-                tracing::info!(feed = %source, "mirror: the feed has not changed");
-            }
-            Ok(Some(Some(summary))) => {
+            Ok(None) => tracing::info!(feed = %source, "mirror: another node is running it"),
+            Ok(Some(summary)) => {
                 crate::metrics::mirror_run(&source, true, Some(&summary));
                 tracing::info!(feed = %source, %summary, "mirror run");
             }

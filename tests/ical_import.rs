@@ -15,7 +15,8 @@ use std::net::TcpListener;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-/// Answers every GET with the current feed (`text/calendar`).
+/// Answers every GET with the current feed (`text/calendar`) and its `ETag`, or `304 Not
+/// Modified` when asked with that `ETag`.
 fn serve_feed(feed: Arc<Mutex<String>>) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let address = listener.local_addr().unwrap();
@@ -23,11 +24,23 @@ fn serve_feed(feed: Arc<Mutex<String>>) -> String {
         for stream in listener.incoming() {
             let Ok(mut stream) = stream else { continue };
             let mut request = [0u8; 4096];
-            let _ = stream.read(&mut request);
+            let n = stream.read(&mut request).unwrap_or(0);
+            let request = String::from_utf8_lossy(&request[..n]).to_ascii_lowercase();
             let body = feed.lock().unwrap().clone();
+            let etag = format!(
+                "\"{}\"",
+                body.len() * 31 + body.bytes().map(usize::from).sum::<usize>()
+            );
+            if request.contains(&format!("if-none-match: {etag}")) {
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 304 Not Modified\r\nConnection: close\r\n\r\n"
+                );
+                continue;
+            }
             let _ = write!(
                 stream,
-                "HTTP/1.1 200 OK\r\nContent-Type: text/calendar; charset=utf-8\r\n\
+                "HTTP/1.1 200 OK\r\nContent-Type: text/calendar; charset=utf-8\r\nETag: {etag}\r\n\
                  Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
                 body.len()
             );
@@ -307,14 +320,16 @@ fn an_icalendar_feed_is_copied_updated_and_mirrored() {
         "{fair}"
     );
 
-    // Again: nothing changes.
+    // Again: the feed says it has not changed (its ETag, kept in the store), so it is not
+    // read again, and nothing changes.
     let out = import(&dir, &url, &["--category", "Imported"]);
     assert_eq!(
         out.stdout.trim(),
-        "added 0, updated 0, unchanged 4, trashed 0, refused 2",
+        "added 0, updated 0, unchanged 4, trashed 0, refused 0",
         "{}",
         out.describe()
     );
+    assert_eq!(out.code, Some(0), "{}", out.describe());
     assert_eq!(events(&dir).len(), all.len());
 
     // The source changes: an instance is edited, an event cancelled, another removed.
@@ -325,6 +340,12 @@ fn an_icalendar_feed_is_copied_updated_and_mirrored() {
         )
         .replace("CLASS:PRIVATE\r\n", "CLASS:PRIVATE\r\nSTATUS:CANCELLED\r\n");
     let start = changed.find("BEGIN:VEVENT\r\nDTSTART:20270420").unwrap();
+    let end = start + changed[start..].find("END:VEVENT\r\n").unwrap() + "END:VEVENT\r\n".len();
+    let changed = format!("{}{}", &changed[..start], &changed[end..]);
+    // …and the cancellation of March 29 is withdrawn: that date follows its series again.
+    let start = changed
+        .find("BEGIN:VEVENT\r\nDTSTART;TZID=Europe/Lisbon:20270329T190000")
+        .unwrap();
     let end = start + changed[start..].find("END:VEVENT\r\n").unwrap() + "END:VEVENT\r\n".len();
     let changed = format!("{}{}", &changed[..start], &changed[end..]);
     *feed.lock().unwrap() = changed;
@@ -339,7 +360,19 @@ fn an_icalendar_feed_is_copied_updated_and_mirrored() {
     assert_eq!(titled(&after, "Monday jam (very late)").len(), 1);
     assert!(titled(&after, "Talk in UTC").is_empty());
     assert!(titled(&after, "Board meeting").is_empty());
-    assert_eq!(titled(&after, "Monday jam").len(), 3);
+    let dates: Vec<&str> = titled(&after, "Monday jam")
+        .iter()
+        .map(|e| e["start_date"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        dates,
+        [
+            "2027-03-01 19:00:00",
+            "2027-03-08 19:00:00",
+            "2027-03-29 19:00:00",
+            "2027-04-05 19:00:00"
+        ]
+    );
 
     // A feed that cannot be read changes nothing.
     *feed.lock().unwrap() = "BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:x\r\n".to_string();
@@ -443,4 +476,155 @@ fn the_server_keeps_a_mirror_of_a_feed() {
         "{}",
         srv.stderr_text()
     );
+}
+
+/// A feed written by Python's icalendar library (as calendar tools write them): a weekly series
+/// in New York with an excluded date and a moved instance, a Meetup-shaped event, and a rule
+/// almanac refuses.
+const WRITE_FEED: &str = r#"
+import datetime, sys, zoneinfo
+import icalendar
+ny = zoneinfo.ZoneInfo("America/New_York")
+cal = icalendar.Calendar()
+cal.add("prodid", "-//test//icalendar//EN")
+cal.add("version", "2.0")
+series = icalendar.Event()
+series.add("uid", "club@python.example")
+series.add("summary", "Book club")
+series.add("dtstart", datetime.datetime(2027, 3, 2, 18, 30, tzinfo=ny))
+series.add("dtend", datetime.datetime(2027, 3, 2, 20, 0, tzinfo=ny))
+series.add("rrule", {"freq": "weekly", "count": 8})
+series.add("exdate", datetime.datetime(2027, 3, 16, 18, 30, tzinfo=ny))
+series.add("location", "Library, 5th Avenue")
+cal.add_component(series)
+moved = icalendar.Event()
+moved.add("uid", "club@python.example")
+moved.add("recurrence-id", datetime.datetime(2027, 3, 23, 18, 30, tzinfo=ny))
+moved.add("summary", "Book club (author visit)")
+moved.add("dtstart", datetime.datetime(2027, 3, 24, 19, 0, tzinfo=ny))
+moved.add("dtend", datetime.datetime(2027, 3, 24, 21, 0, tzinfo=ny))
+cal.add_component(moved)
+meetup = icalendar.Event()
+meetup.add("uid", "event_301234567@meetup.com")
+meetup.add("summary", "Rust meetup")
+meetup.add("dtstart", datetime.datetime(2027, 4, 8, 18, 0, tzinfo=ny))
+meetup.add("dtend", datetime.datetime(2027, 4, 8, 20, 0, tzinfo=ny))
+meetup.add("url", "https://www.meetup.com/rust-nyc/events/301234567/")
+meetup.add("location", "Tech Hub (100 Main St, New York, NY)")
+meetup.add("geo", (40.7128, -74.006))
+meetup.add("x-original-url", "https://www.meetup.com/rust-nyc/events/301234567/")
+cal.add_component(meetup)
+fast = icalendar.Event()
+fast.add("uid", "fast@python.example")
+fast.add("summary", "Every second")
+fast.add("dtstart", datetime.datetime(2027, 4, 1, 9, 0, tzinfo=ny))
+fast.add("rrule", {"freq": "secondly", "count": 5})
+cal.add_component(fast)
+sys.stdout.buffer.write(cal.to_ical())
+"#;
+
+#[test]
+fn a_feed_written_by_a_calendar_library_is_copied_instance_for_instance() {
+    let out = std::process::Command::new(python_env())
+        .args(["-c", WRITE_FEED])
+        .output()
+        .expect("the venv's python runs");
+    assert!(out.status.success(), "{out:?}");
+    let feed = String::from_utf8(out.stdout).unwrap();
+    let (tmp, dir) = fresh_data_dir(&[ADMIN]);
+    let path = tmp.path().join("club.ics");
+    std::fs::write(&path, &feed).unwrap();
+    let out = import(&dir, path.to_str().unwrap(), &[]);
+    assert_eq!(
+        out.stdout.trim(),
+        "added 2, updated 0, unchanged 0, trashed 0, refused 1",
+        "{}",
+        out.describe()
+    );
+    assert!(out.stderr.contains("fast@python.example"), "{}", out.stderr);
+    let all = events(&dir);
+    let club: Vec<&Value> = all
+        .iter()
+        .filter(|e| e["title"].as_str().unwrap().starts_with("Book club"))
+        .collect();
+    assert_eq!(club[0]["timezone"], "America/New_York");
+    assert_eq!(club[0]["venue"]["venue"], "Library, 5th Avenue");
+    // (The refused rule is left out of the independent reading too.)
+    let readable = {
+        let start = feed
+            .find("BEGIN:VEVENT\r\nSUMMARY:Every second")
+            .unwrap_or_else(|| feed.rfind("BEGIN:VEVENT").unwrap());
+        let end = start + feed[start..].find("END:VEVENT\r\n").unwrap() + "END:VEVENT\r\n".len();
+        format!("{}{}", &feed[..start], &feed[end..])
+    };
+    assert!(!readable.contains("fast@python.example"), "{readable}");
+    let python = python_instances(&readable);
+    let mut expected: Vec<String> = python["club@python.example"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    let mut ours: Vec<String> = club
+        .iter()
+        .map(|e| e["utc_start_date"].as_str().unwrap().to_string())
+        .collect();
+    expected.sort();
+    ours.sort();
+    assert_eq!(ours, expected);
+    assert_eq!(ours.len(), 7, "eight dates, one excluded");
+    assert!(
+        ours.contains(&"2027-03-24 23:00:00".to_string()),
+        "the moved one: {ours:?}"
+    );
+    let meetup = titled(&all, "Rust meetup")[0];
+    assert_eq!(
+        meetup["website"],
+        "https://www.meetup.com/rust-nyc/events/301234567/"
+    );
+    assert_eq!(
+        meetup["venue"]["venue"],
+        "Tech Hub (100 Main St, New York, NY)"
+    );
+    assert_eq!(meetup["start_date"], "2027-04-08 18:00:00");
+}
+
+#[test]
+fn on_a_cluster_nodes_take_turns_at_a_mirror_and_copy_each_event_once() {
+    let pg = common::postgres::Postgres::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let feed = Arc::new(Mutex::new(GOOGLE.to_string()));
+    let url = serve_feed(feed);
+    let mirror = format!("{url},every=1m");
+    let start = |name: &str| {
+        Server::start(
+            serve_cmd(&tmp.path().join(name)).args(["--cluster", &pg.url(), "--mirror", &mirror]),
+            None,
+            "node",
+        )
+    };
+    // Both nodes run the mirror as they start, one while the other may be at it.
+    let a = start("a");
+    let b = start("b");
+    let count = |srv: &Server| {
+        srv.get(&format!("{NS}/events?start_date=2027-01-01&per_page=50"))
+            .json()["events"]
+            .as_array()
+            .map_or(0, Vec::len)
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !(a.stderr_text().contains("mirror") && b.stderr_text().contains("mirror")) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{}\n{}",
+            a.stderr_text(),
+            b.stderr_text()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    // Four series dates, the talk and the fair (the private meeting is not public).
+    for srv in [&a, &b] {
+        assert_eq!(count(srv), 6, "{}", srv.stderr_text());
+    }
 }

@@ -321,7 +321,20 @@ pub(crate) fn create(
     request: &Request,
     write: &PostWrite,
     fields: &EventFields,
+    invalid: Refusals,
+) -> ServiceResult<Event> {
+    create_and(store, request, write, fields, invalid, |_, _| Ok(()))
+}
+
+/// [`create`], and `also` in the same transaction once the event is written (what a copier
+/// records of the new event is then never without it, nor it without that).
+pub(crate) fn create_and(
+    store: &Store,
+    request: &Request,
+    write: &PostWrite,
+    fields: &EventFields,
     mut invalid: Refusals,
+    also: impl FnOnce(&mut WriteTx, &Event) -> ServiceResult<()>,
 ) -> ServiceResult<Event> {
     store.write(|tx| {
         posts::check_references(
@@ -381,6 +394,7 @@ pub(crate) fn create(
         )?;
         tx.put_record(Kind::Event, event.post.id, &event)?;
         series::follow(tx, &event, fields.recurrence.as_deref(), request.now)?;
+        also(tx, &event)?;
         Ok(event)
     })
 }
@@ -520,6 +534,35 @@ pub(crate) fn translate(
         let lines = tx.series(source.post.id)?.map(|s| s.lines);
         series::follow(tx, &event, lines.as_deref(), request.now)?;
         Ok(event)
+    })
+}
+
+/// Makes the occurrence of the series `series` at `at` (its original start, UTC) follow its
+/// series again, when it was changed or cancelled on its own; whether it was. The caller must
+/// be allowed to edit the series.
+pub(crate) fn revert_occurrence(
+    store: &Store,
+    request: &Request,
+    series: u64,
+    at: NaiveDateTime,
+) -> ServiceResult<bool> {
+    store.write(|tx| {
+        let record = tx
+            .get_record::<Event>(Kind::Event, series)?
+            .ok_or(ServiceError::EventNotFound)?;
+        if !capabilities::can_edit(request.caller, &posts::access(&record.post, request.now)) {
+            return Err(ServiceError::Forbidden);
+        }
+        let found = tx.series(series)?.and_then(|s| {
+            s.occurrences
+                .iter()
+                .find(|o| o.original_start_utc == at)
+                .map(|o| o.id)
+        });
+        match found {
+            Some(id) => series::revert(tx, id),
+            None => Ok(false),
+        }
     })
 }
 

@@ -697,6 +697,34 @@ pub(crate) fn settle(tx: &mut WriteTx, event: &Event) -> ServiceResult<()> {
     Ok(())
 }
 
+/// Makes the occurrence `id` plain again (its record the series' copy at its date), when it
+/// was changed or cancelled on its own; whether it was.
+pub(crate) fn revert(tx: &mut WriteTx, id: u64) -> ServiceResult<bool> {
+    let Some(of) = tx.occurrence_of(id)? else {
+        return Ok(false);
+    };
+    let (Some(mut series), Some(record)) = (
+        tx.series(of.series)?,
+        tx.get_record::<Event>(Kind::Event, of.series)?,
+    ) else {
+        return Ok(false);
+    };
+    let Some(occurrence) = series
+        .occurrences
+        .iter_mut()
+        .find(|o| o.id == id && o.state != OccurrenceState::Plain)
+    else {
+        return Ok(false);
+    };
+    occurrence.state = OccurrenceState::Plain;
+    let plain = *occurrence;
+    let zone = Zone::parse(&record.timezone).unwrap_or(Zone::Utc);
+    let local = zone.to_local(plain.original_start_utc.and_utc());
+    write_occurrence(tx, &record, &plain, local, &zone)?;
+    set_states(tx, of.series, &series)?;
+    Ok(true)
+}
+
 /// Stores a series whose occurrences' states changed. The series' record is written again as
 /// it is: its export form lists the states, and representations are cached until their
 /// records change.

@@ -8,7 +8,7 @@ pub(crate) mod codec;
 
 pub(crate) use changes::Change;
 
-use crate::model::feed::FeedItem;
+use crate::model::feed::{FeedItem, FeedValidators};
 use crate::model::post::Image;
 use crate::model::series::{OccurrenceOf, Series, SeriesHorizon};
 use crate::model::session::Session;
@@ -163,7 +163,8 @@ thread_local! {
     static WRITTEN_AT: std::cell::Cell<Option<u64>> = const { std::cell::Cell::new(None) };
 }
 
-/// The key of a feed item: the feed, a line break (in no URL or path), the UID.
+/// The key of a feed item: the feed, a line break (in no URL or path), the UID; the feed's
+/// validators have the empty UID (a UID is never empty).
 fn feed_key(source: &str, uid: &str) -> String {
     format!("{source}\n{uid}")
 }
@@ -618,6 +619,8 @@ pub trait Reads {
     fn outbox_after(&self, seq: u64) -> StoreResult<Vec<OutboxEntry>>;
     /// The events copied from the feed `source`, by UID.
     fn feed_items(&self, source: &str) -> StoreResult<Vec<(String, FeedItem)>>;
+    /// The validators of the feed `source`'s last answer read whole.
+    fn feed_validators(&self, source: &str) -> StoreResult<Option<FeedValidators>>;
 }
 
 /// Read methods shared by write and read transactions: both kinds of redb transaction open
@@ -758,9 +761,20 @@ macro_rules! read_methods {
                 let Some(uid) = key.value().strip_prefix(prefix.as_str()) else {
                     break;
                 };
-                out.push((uid.to_string(), codec::decode(value.value())?));
+                if !uid.is_empty() {
+                    out.push((uid.to_string(), codec::decode(value.value())?));
+                }
             }
             Ok(out)
+        }
+
+        fn feed_validators(&self, source: &str) -> StoreResult<Option<FeedValidators>> {
+            let table = self.feed_items_table()?;
+            let found = table.get(feed_key(source, "").as_str())?;
+            Ok(match found {
+                Some(bytes) => Some(codec::decode(bytes.value())?),
+                None => None,
+            })
         }
 
         /// Outbox entries after `seq` in this snapshot, in order.
@@ -933,6 +947,18 @@ impl<'t> WriteTx<'t> {
 
     fn feed_items_table(&self) -> StoreResult<&redb::Table<'t, &'static str, &'static [u8]>> {
         shared(self.open.txn, &self.open.feed_items, FEED_ITEMS)
+    }
+
+    /// Keeps the validators of the feed `source`'s last answer read whole.
+    pub(crate) fn set_feed_validators(
+        &mut self,
+        source: &str,
+        validators: &FeedValidators,
+    ) -> StoreResult<()> {
+        self.change(Change::FeedItem {
+            key: feed_key(source, ""),
+            value: Some(codec::encode(validators)),
+        })
     }
 
     /// Keeps (or with `None` forgets) the event copied from the feed `source` for `uid`.

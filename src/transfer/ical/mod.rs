@@ -12,7 +12,7 @@ mod feed;
 
 use super::remote::{PullEvent, PullSummary};
 use crate::auth::Caller;
-use crate::model::feed::FeedItem;
+use crate::model::feed::{FeedItem, FeedValidators};
 use crate::model::post::GeoPoint;
 use crate::model::{Kind, Language, Role, Status};
 use crate::service::events::{self, EventFields, LinkRef, Target, TermRef};
@@ -49,19 +49,12 @@ pub(crate) struct FeedOptions {
 /// The most a feed may hold: more is refused before anything is read.
 pub(crate) const MAX_FEED_BYTES: u64 = 64 * 1024 * 1024;
 
-/// What a feed's server said of its last answer, to ask next time whether it changed.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct Validators {
-    etag: Option<String>,
-    last_modified: Option<String>,
-}
-
 /// What an address answered.
-pub(crate) enum Fetched {
+enum Fetched {
     /// An iCalendar feed, and how to ask whether it changed.
     Feed {
         text: String,
-        validators: Validators,
+        validators: FeedValidators,
     },
     /// Not changed since the answer `validators` came with (`304 Not Modified`).
     Unchanged,
@@ -72,11 +65,11 @@ pub(crate) enum Fetched {
 /// What `address` holds (a file, or what an `http(s)://` or `webcal://` address answers),
 /// asking with `validators` whether it changed since. An address that names an events API
 /// by its path is not asked.
-pub(crate) fn fetch(
+fn fetch(
     address: &str,
     timeout: std::time::Duration,
     retries: u32,
-    validators: Option<&Validators>,
+    validators: Option<&FeedValidators>,
 ) -> Result<Fetched, String> {
     use std::io::Read;
     if names_an_events_api(address) {
@@ -101,7 +94,7 @@ pub(crate) fn fetch(
         return if is_icalendar(&text) {
             Ok(Fetched::Feed {
                 text,
-                validators: Validators::default(),
+                validators: FeedValidators::default(),
             })
         } else {
             Err(format!("{address} is not an iCalendar file"))
@@ -156,7 +149,7 @@ pub(crate) fn fetch(
     };
     let calendar = header(reqwest::header::CONTENT_TYPE)
         .is_some_and(|v| v.to_ascii_lowercase().starts_with("text/calendar"));
-    let validators = Validators {
+    let validators = FeedValidators {
         etag: header(reqwest::header::ETAG),
         last_modified: header(reqwest::header::LAST_MODIFIED),
     };
@@ -286,8 +279,44 @@ fn every(text: &str) -> Result<std::time::Duration, String> {
     Ok(std::time::Duration::from_secs(seconds))
 }
 
+/// Copies the feed at `options.source` into the store when it is a feed (`None` when the
+/// address answers something else: an events API). The validators of its last answer read
+/// whole are kept in the store: a feed that says it has not changed (`304`) is not read again.
+pub(crate) fn run(
+    store: &Store,
+    options: &FeedOptions,
+    timeout: std::time::Duration,
+    retries: u32,
+    report: &mut dyn FnMut(PullEvent),
+) -> Result<Option<PullSummary>, String> {
+    let known = store
+        .read()
+        .and_then(|rx| rx.feed_validators(&options.source))
+        .map_err(|e| e.to_string())?;
+    match fetch(&options.source, timeout, retries, known.as_ref())? {
+        Fetched::NotAFeed => Ok(None),
+        Fetched::Unchanged => {
+            let known = store
+                .read()
+                .and_then(|rx| rx.feed_items(&options.source))
+                .map_err(|e| e.to_string())?;
+            Ok(Some(PullSummary {
+                unchanged: known.len() as u64,
+                ..PullSummary::default()
+            }))
+        }
+        Fetched::Feed { text, validators } => {
+            let summary = load(store, &text, options, report)?;
+            store
+                .write(|tx| tx.set_feed_validators(&options.source, &validators))
+                .map_err(|e| e.to_string())?;
+            Ok(Some(summary))
+        }
+    }
+}
+
 /// Copies the feed `text` into the store.
-pub(crate) fn load(
+fn load(
     store: &Store,
     text: &str,
     options: &FeedOptions,
@@ -317,9 +346,10 @@ pub(crate) fn load(
         }
     }
     report(PullEvent::Announced(uids.len() as u64));
+    // Read in a write transaction: on a cluster, that is after this node has caught up with
+    // the log, so a mirror that another node ran a moment ago is seen.
     let stored: HashMap<String, FeedItem> = store
-        .read()
-        .and_then(|rx| rx.feed_items(&options.source))
+        .write(|tx| tx.feed_items(&options.source))
         .map_err(|e| e.to_string())?
         .into_iter()
         .collect();
@@ -350,7 +380,7 @@ pub(crate) fn load(
             continue;
         };
         let existing = match stored.get(&uid) {
-            Some(item) if copy.exists(item.event)? => Some(*item),
+            Some(item) if copy.exists(item.event)? => Some(item.clone()),
             _ => None,
         };
         let mut refused_instances = Vec::new();
@@ -481,11 +511,14 @@ impl Copy<'_> {
             let hash = blake3::hash(text.as_bytes());
             u64::from_le_bytes(hash.as_bytes()[..8].try_into().expect("8 bytes"))
         };
-        if existing.is_some_and(|item| item.fingerprint == fingerprint) {
+        if existing
+            .as_ref()
+            .is_some_and(|item| item.fingerprint == fingerprint)
+        {
             return Ok(Outcome::Unchanged);
         }
         let (write, fields) = self.event_write(series, true)?;
-        let event = match existing {
+        let event = match &existing {
             Some(item) => events::update(
                 self.store,
                 self.request,
@@ -494,18 +527,35 @@ impl Copy<'_> {
                 &fields,
                 Vec::new(),
             )?,
-            None => events::create(self.store, self.request, &write, &fields, Vec::new())?,
+            // The new event is remembered in its own transaction: a run cut short after it
+            // finds it again (with a fingerprint no feed has, so it is written again).
+            None => events::create_and(
+                self.store,
+                self.request,
+                &write,
+                &fields,
+                Vec::new(),
+                |tx, event| {
+                    let item = FeedItem {
+                        event: event.post.id,
+                        fingerprint: 0,
+                        instances: Vec::new(),
+                    };
+                    Ok(tx.set_feed_item(&self.options.source, uid, Some(&item))?)
+                },
+            )?,
         };
         let id = event.post.id;
-        // Remembered before the instances: a refused instance leaves the series known.
-        self.remember(
-            uid,
-            Some(&FeedItem {
-                event: id,
-                fingerprint: 0,
-            }),
-        )
-        .map_err(|e| Failure::Store(e.to_string()))?;
+        // Instances the feed no longer changes or cancels follow their series again.
+        let now: Vec<chrono::NaiveDateTime> =
+            instances.iter().filter_map(|i| i.recurrence_id).collect();
+        for gone in existing
+            .iter()
+            .flat_map(|item| item.instances.iter())
+            .filter(|at| !now.contains(at))
+        {
+            events::revert_occurrence(self.store, self.request, id, *gone)?;
+        }
         for instance in instances {
             let at = instance.recurrence_id.expect("an instance");
             // An instance almanac cannot place or take is refused alone.
@@ -538,6 +588,7 @@ impl Copy<'_> {
             Some(&FeedItem {
                 event: id,
                 fingerprint,
+                instances: now,
             }),
         )
         .map_err(|e| Failure::Store(e.to_string()))?;
