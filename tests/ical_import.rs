@@ -212,6 +212,14 @@ fn an_icalendar_feed_is_copied_updated_and_mirrored() {
     let (_tmp, dir) = fresh_data_dir(&[ADMIN]);
     let feed = Arc::new(Mutex::new(GOOGLE.to_string()));
     let url = serve_feed(feed.clone());
+    // An organizer people made: the feed's event links it as it is.
+    let srv = Server::start(serve_cmd(&dir), None, "serve");
+    let ana = srv.create(
+        &ADMIN,
+        &format!("{NS}/organizers"),
+        &serde_json::json!({"organizer": "Ana Lima", "email": "ana@people.example"}),
+    );
+    drop(srv);
 
     let out = import(&dir, &url, &["--category", "Imported"]);
     assert_eq!(
@@ -261,8 +269,9 @@ fn an_icalendar_feed_is_copied_updated_and_mirrored() {
     let first = jam[0];
     assert_eq!(first["timezone"], "Europe/Lisbon");
     assert_eq!(first["venue"]["venue"], "Hot Clube, Lisboa", "{first}");
-    assert_eq!(first["organizer"][0]["organizer"], "Ana Lima");
-    assert_eq!(first["organizer"][0]["email"], "ana@example.com");
+    assert_eq!(first["organizer"][0]["id"], ana["id"]);
+    assert_eq!(first["organizer"][0]["email"], "ana@people.example");
+    assert_eq!(first["venue"]["geo_lat"].as_f64(), Some(38.7139), "{first}");
     assert_eq!(first["website"], "https://example.com/jam");
     let categories: Vec<&str> = first["categories"]
         .as_array()

@@ -41,6 +41,9 @@ pub(crate) enum TermRef {
 pub(crate) enum LinkRef<R: LinkedKind> {
     Id(u64),
     Inline(Box<(PostWrite, R::Fields)>),
+    /// The record of this name, linked as it is; made with these fields when there is none
+    /// (a copier's link: what it copies does not change records people made).
+    Named(Box<(PostWrite, R::Fields)>),
 }
 
 /// The event's own write fields; `None` = not sent.
@@ -246,6 +249,13 @@ fn link<R: LinkedKind>(
         LinkRef::Inline(inline) => {
             let (write, fields) = inline.as_ref();
             Ok(linked::insert::<R>(tx, request, write, fields)?.meta().id)
+        }
+        LinkRef::Named(named) => {
+            let (write, fields) = named.as_ref();
+            match linked::named::<R>(tx, request, write)? {
+                Some(id) => Ok(id),
+                None => Ok(linked::insert::<R>(tx, request, write, fields)?.meta().id),
+            }
         }
     }
 }

@@ -347,6 +347,16 @@ pub(crate) fn insert<R: LinkedKind>(
 
 /// The duplicate check: same kind and language, not trashed, readable, same name (trimmed,
 /// case-insensitive) and, when a description is sent, the same description. Lowest ID wins.
+/// The ID of the record [`insert`] would take for `write` (same name, same description if
+/// one is given), if there is one.
+pub(crate) fn named<R: LinkedKind>(
+    tx: &WriteTx,
+    request: &Request,
+    write: &PostWrite,
+) -> ServiceResult<Option<u64>> {
+    Ok(duplicate::<R>(tx, request, write)?.map(|r| r.meta().id))
+}
+
 fn duplicate<R: LinkedKind>(
     tx: &WriteTx,
     request: &Request,

@@ -618,7 +618,7 @@ impl Copy<'_> {
             categories.push(TermRef::Name(category.clone()));
         }
         let venue = c.location.as_ref().map(|name| {
-            LinkRef::Inline(Box::new((
+            LinkRef::Named(Box::new((
                 PostWrite {
                     title: Some(clean_plain(name)),
                     ..PostWrite::default()
@@ -633,7 +633,7 @@ impl Copy<'_> {
             .organizer
             .iter()
             .map(|(name, email)| {
-                LinkRef::Inline(Box::new((
+                LinkRef::Named(Box::new((
                     PostWrite {
                         title: Some(clean_plain(name)),
                         ..PostWrite::default()
