@@ -149,7 +149,7 @@ struct RemoteArgs {
     #[arg(long, value_name = "URL")]
     from: Option<String>,
     /// HTTP Basic credentials at the source (a WordPress application password): every status
-    /// the user may read is copied, not only published records.
+    /// the user may read is copied, not only published records. Sent to a feed too.
     #[arg(
         long,
         env = "ALMANAC_SOURCE_USER",
@@ -840,7 +840,6 @@ fn import_from(
             bar.suspend(|| eprintln!("{} {id} refused: {reason}", kind.name()))
         }
     };
-    let timeout = std::time::Duration::from_secs(remote.timeout);
     let feed = crate::transfer::ical::FeedOptions {
         source: url.clone(),
         language: remote.language.unwrap_or(crate::model::Language::En),
@@ -849,7 +848,7 @@ fn import_from(
         mirror: remote.mirror,
     };
     let result = with_calendar(root, cluster, |store| {
-        match crate::transfer::ical::run(store, &feed, timeout, remote.retries, &mut report) {
+        match crate::transfer::ical::run(store, &feed, &connection(&user, &remote), &mut report) {
             Ok(Some(summary)) => Ok(summary),
             Ok(None) => {
                 let options = api_options(url, user, &remote);
@@ -871,6 +870,16 @@ fn import_from(
     Ok(())
 }
 
+/// How the source is reached: `--user`, `--timeout`, `--retries`.
+fn connection(user: &Option<(String, String)>, remote: &RemoteArgs) -> crate::transfer::Connection {
+    crate::transfer::Connection {
+        user: user.clone(),
+        timeout: std::time::Duration::from_secs(remote.timeout),
+        retries: remote.retries,
+        backoff: std::time::Duration::from_millis(500),
+    }
+}
+
 /// How an events API source is read.
 fn api_options(
     url: String,
@@ -879,12 +888,7 @@ fn api_options(
 ) -> crate::transfer::PullOptions {
     crate::transfer::PullOptions {
         url,
-        connection: crate::transfer::Connection {
-            user,
-            timeout: std::time::Duration::from_secs(remote.timeout),
-            retries: remote.retries,
-            backoff: std::time::Duration::from_millis(500),
-        },
+        connection: connection(&user, remote),
         language: remote.language,
         mirror: remote.mirror,
         concurrency: remote.concurrency as usize,

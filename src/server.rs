@@ -66,13 +66,13 @@ async fn keep_mirror(
                 },
                 None => None,
             };
-            match ical::run(
-                &store,
-                &spec.options,
-                Duration::from_secs(30),
-                2,
-                &mut |_| {},
-            )? {
+            let connection = crate::transfer::Connection {
+                user: None,
+                timeout: Duration::from_secs(30),
+                retries: 2,
+                backoff: Duration::from_millis(500),
+            };
+            match ical::run(&store, &spec.options, &connection, &mut |_| {})? {
                 Some(summary) => Ok(Some(summary)),
                 None => Err("the address does not answer an iCalendar feed".to_string()),
             }

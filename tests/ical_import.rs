@@ -637,3 +637,44 @@ fn on_a_cluster_nodes_take_turns_at_a_mirror_and_copy_each_event_once() {
         assert_eq!(count(srv), 6, "{}", srv.stderr_text());
     }
 }
+
+#[test]
+fn a_feed_behind_http_basic_is_read_with_user() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut request = [0u8; 4096];
+            let n = stream.read(&mut request).unwrap_or(0);
+            let request = String::from_utf8_lossy(&request[..n]).to_ascii_lowercase();
+            // "reader:secret"
+            if request.contains("authorization: basic cmvhzgvyonnly3jlda==") {
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 200 OK\r\nContent-Type: text/calendar\r\nContent-Length: {}\r\n\
+                     Connection: close\r\n\r\n{GOOGLE}",
+                    GOOGLE.len()
+                );
+            } else {
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic\r\nContent-Length: 0\r\n\
+                     Connection: close\r\n\r\n"
+                );
+            }
+        }
+    });
+    let url = format!("http://{address}/private.ics");
+    let (_tmp, dir) = fresh_data_dir(&[ADMIN]);
+    let out = import(&dir, &url, &[]);
+    assert_eq!(out.code, Some(1), "{}", out.describe());
+    assert!(out.stderr.contains("401"), "{}", out.stderr);
+    let out = import(&dir, &url, &["--user", "reader:secret"]);
+    assert_eq!(
+        out.stdout.trim(),
+        "added 4, updated 0, unchanged 0, trashed 0, refused 2",
+        "{}",
+        out.describe()
+    );
+}

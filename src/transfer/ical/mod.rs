@@ -10,7 +10,7 @@
 
 mod feed;
 
-use super::remote::{PullEvent, PullSummary};
+use super::remote::{Connection, PullEvent, PullSummary};
 use crate::auth::Caller;
 use crate::model::feed::{FeedItem, FeedValidators};
 use crate::model::post::GeoPoint;
@@ -63,12 +63,11 @@ enum Fetched {
 }
 
 /// What `address` holds (a file, or what an `http(s)://` or `webcal://` address answers),
-/// asking with `validators` whether it changed since. An address that names an events API
-/// by its path is not asked.
+/// asking with `validators` whether it changed since (with the connection's credentials, if
+/// any). An address that names an events API by its path is not asked.
 fn fetch(
     address: &str,
-    timeout: std::time::Duration,
-    retries: u32,
+    connection: &Connection,
     validators: Option<&FeedValidators>,
 ) -> Result<Fetched, String> {
     use std::io::Read;
@@ -105,16 +104,19 @@ fn fetch(
         None => address.to_string(),
     };
     let client = reqwest::blocking::Client::builder()
-        .timeout(timeout)
+        .timeout(connection.timeout)
         .user_agent(concat!("almanac/", env!("CARGO_PKG_VERSION")))
         .build()
         .map_err(|e| format!("cannot set up an HTTP client: {e}"))?;
-    let mut tries_left = retries;
-    let mut wait = std::time::Duration::from_millis(500);
+    let mut tries_left = connection.retries;
+    let mut wait = connection.backoff;
     let response = loop {
         let mut request = client
             .get(&url)
             .header("Accept", "text/calendar, application/json;q=0.5, */*;q=0.1");
+        if let Some((name, password)) = &connection.user {
+            request = request.basic_auth(name, Some(password));
+        }
         if let Some(v) = validators {
             if let Some(etag) = &v.etag {
                 request = request.header("If-None-Match", etag);
@@ -285,15 +287,14 @@ fn every(text: &str) -> Result<std::time::Duration, String> {
 pub(crate) fn run(
     store: &Store,
     options: &FeedOptions,
-    timeout: std::time::Duration,
-    retries: u32,
+    connection: &Connection,
     report: &mut dyn FnMut(PullEvent),
 ) -> Result<Option<PullSummary>, String> {
     let known = store
         .read()
         .and_then(|rx| rx.feed_validators(&options.source))
         .map_err(|e| e.to_string())?;
-    match fetch(&options.source, timeout, retries, known.as_ref())? {
+    match fetch(&options.source, connection, known.as_ref())? {
         Fetched::NotAFeed => Ok(None),
         Fetched::Unchanged => {
             let known = store
@@ -704,13 +705,18 @@ mod tests {
             }
         });
         let url = format!("http://{address}/feed.ics");
-        let timeout = std::time::Duration::from_secs(5);
-        let Fetched::Feed { validators, .. } = fetch(&url, timeout, 0, None).unwrap() else {
+        let connection = Connection {
+            user: None,
+            timeout: std::time::Duration::from_secs(5),
+            retries: 0,
+            backoff: std::time::Duration::from_millis(100),
+        };
+        let Fetched::Feed { validators, .. } = fetch(&url, &connection, None).unwrap() else {
             panic!("a feed");
         };
         assert_eq!(validators.etag.as_deref(), Some("\"v1\""));
         assert!(matches!(
-            fetch(&url, timeout, 0, Some(&validators)).unwrap(),
+            fetch(&url, &connection, Some(&validators)).unwrap(),
             Fetched::Unchanged
         ));
     }
