@@ -15,9 +15,9 @@ use std::net::TcpListener;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-/// Answers every GET with the current feed (`text/calendar`) and its `ETag`, or `304 Not
-/// Modified` when asked with that `ETag`.
-fn serve_feed(feed: Arc<Mutex<String>>) -> String {
+/// An HTTP server on loopback that answers each request (its head, lower-cased) with what
+/// `answer` writes; its address.
+fn serve(answer: impl Fn(&str) -> String + Send + 'static) -> std::net::SocketAddr {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let address = listener.local_addr().unwrap();
     std::thread::spawn(move || {
@@ -26,25 +26,29 @@ fn serve_feed(feed: Arc<Mutex<String>>) -> String {
             let mut request = [0u8; 4096];
             let n = stream.read(&mut request).unwrap_or(0);
             let request = String::from_utf8_lossy(&request[..n]).to_ascii_lowercase();
-            let body = feed.lock().unwrap().clone();
-            let etag = format!(
-                "\"{}\"",
-                body.len() * 31 + body.bytes().map(usize::from).sum::<usize>()
-            );
-            if request.contains(&format!("if-none-match: {etag}")) {
-                let _ = write!(
-                    stream,
-                    "HTTP/1.1 304 Not Modified\r\nConnection: close\r\n\r\n"
-                );
-                continue;
-            }
-            let _ = write!(
-                stream,
-                "HTTP/1.1 200 OK\r\nContent-Type: text/calendar; charset=utf-8\r\nETag: {etag}\r\n\
-                 Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                body.len()
-            );
+            let _ = stream.write_all(answer(&request).as_bytes());
         }
+    });
+    address
+}
+
+/// Answers every GET with the current feed (`text/calendar`) and its `ETag`, or `304 Not
+/// Modified` when asked with that `ETag`.
+fn serve_feed(feed: Arc<Mutex<String>>) -> String {
+    let address = serve(move |request| {
+        let body = feed.lock().unwrap().clone();
+        let etag = format!(
+            "\"{}\"",
+            body.len() * 31 + body.bytes().map(usize::from).sum::<usize>()
+        );
+        if request.contains(&format!("if-none-match: {etag}")) {
+            return "HTTP/1.1 304 Not Modified\r\nConnection: close\r\n\r\n".to_string();
+        }
+        format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: text/calendar; charset=utf-8\r\nETag: {etag}\r\n\
+             Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
     });
     format!("http://{address}/calendar.ics")
 }
@@ -640,29 +644,18 @@ fn on_a_cluster_nodes_take_turns_at_a_mirror_and_copy_each_event_once() {
 
 #[test]
 fn a_feed_behind_http_basic_is_read_with_user() {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let address = listener.local_addr().unwrap();
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            let mut request = [0u8; 4096];
-            let n = stream.read(&mut request).unwrap_or(0);
-            let request = String::from_utf8_lossy(&request[..n]).to_ascii_lowercase();
-            // "reader:secret"
-            if request.contains("authorization: basic cmvhzgvyonnly3jlda==") {
-                let _ = write!(
-                    stream,
-                    "HTTP/1.1 200 OK\r\nContent-Type: text/calendar\r\nContent-Length: {}\r\n\
-                     Connection: close\r\n\r\n{GOOGLE}",
-                    GOOGLE.len()
-                );
-            } else {
-                let _ = write!(
-                    stream,
-                    "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic\r\nContent-Length: 0\r\n\
-                     Connection: close\r\n\r\n"
-                );
-            }
+    let address = serve(|request| {
+        // "reader:secret"
+        if request.contains("authorization: basic cmvhzgvyonnly3jlda==") {
+            format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: text/calendar\r\nContent-Length: {}\r\n\
+                 Connection: close\r\n\r\n{GOOGLE}",
+                GOOGLE.len()
+            )
+        } else {
+            "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic\r\nContent-Length: 0\r\n\
+             Connection: close\r\n\r\n"
+                .to_string()
         }
     });
     let url = format!("http://{address}/private.ics");

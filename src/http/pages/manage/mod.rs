@@ -1208,19 +1208,7 @@ fn choices(state: &AppState, request: &Request) -> Result<Choices, ServiceError>
         per_page: 100,
         ..linked::ListQuery::default()
     };
-    let term_query = terms::TermListQuery {
-        page: 1,
-        per_page: 100,
-        search: None,
-        include: None,
-        exclude: None,
-        descending: false,
-        orderby: "name".into(),
-        hide_empty: false,
-        parent: None,
-        slug: None,
-        event: None,
-    };
+    let term_query = self::terms::term_query(1, 100, None);
     let term_list = |kind| {
         terms::list(
             &state.store,
@@ -1329,11 +1317,8 @@ fn event_page(
         Err(page) => return Ok(page),
     };
     request.language = event.post.language;
-    let views =
-        events::EventViews::new(&state.store, &state.index, &[&event], request.caller, now)?;
-    let view = views.view(&event)?;
+    let (view, series) = stored_view(state, ctx, &request, &event, now)?;
     let form = EventForm::of_event(&event, &view);
-    let series = StoredEvent::of(ctx, &event, &view);
     let saved = req.query_param("saved").is_some().then_some(&event);
     form_page(
         state,
@@ -1346,6 +1331,20 @@ fn event_page(
         &[],
         saved,
     )
+}
+
+/// The stored event as the caller sees it, and what its form shows besides its fields.
+fn stored_view(
+    state: &AppState,
+    ctx: &PageCtx,
+    request: &Request,
+    event: &Event,
+    now: NaiveDateTime,
+) -> Result<(events::EventView, StoredEvent), ServiceError> {
+    let views = events::EventViews::new(&state.store, &state.index, &[event], request.caller, now)?;
+    let view = views.view(event)?;
+    let stored = StoredEvent::of(ctx, event, &view);
+    Ok((view, stored))
 }
 
 /// Creates (`which` = `new`) or updates the event from the form, by the API's rules; a
@@ -1369,14 +1368,7 @@ fn save_event(
         match editable_or_page(events::editable(&state.store, &request, id), ctx, editor)? {
             Ok(event) => {
                 request.language = event.post.language;
-                let views = events::EventViews::new(
-                    &state.store,
-                    &state.index,
-                    &[&event],
-                    request.caller,
-                    now,
-                )?;
-                series = StoredEvent::of(ctx, &event, &views.view(&event)?);
+                series = stored_view(state, ctx, &request, &event, now)?.1;
             }
             Err(page) => return Ok(page),
         }

@@ -18,7 +18,7 @@ fn collection(kind: Kind) -> &'static str {
     }
 }
 
-fn term_query(page: usize, per_page: usize, search: Option<String>) -> TermListQuery {
+pub(super) fn term_query(page: usize, per_page: usize, search: Option<String>) -> TermListQuery {
     TermListQuery {
         page,
         per_page,
