@@ -1,6 +1,6 @@
 //! The command line: clap definitions and the exit codes (README.md, "Command line").
 
-use crate::config::{parse_listen, parse_public_url};
+use crate::config::{parse_duration, parse_listen, parse_public_url};
 use crate::datadir::DataDir;
 use crate::http::pages::settings::ViewKind;
 use crate::http::pages::Settings as PageSettings;
@@ -227,8 +227,12 @@ enum Command {
         /// A file of mirrors, one SPEC a line (`#` starts a comment).
         #[arg(long, value_name = "FILE")]
         mirror_file: Option<PathBuf>,
+        /// How long the change feed remembers deletions (`30d`, `12h`): a token older than
+        /// the oldest deletion it remembers is expired.
+        #[arg(long, env = "ALMANAC_CHANGE_RETENTION", default_value = "30d", value_parser = parse_duration)]
+        change_retention: std::time::Duration,
         #[command(flatten)]
-        pages: PageArgs,
+        pages: Box<PageArgs>,
     },
     /// Rebuild the search index from the store (refused while a server holds the directory).
     Reindex {
@@ -461,6 +465,7 @@ fn run(command: Command) -> Result<(), Exit> {
             cluster,
             mut mirrors,
             mirror_file,
+            change_retention,
             pages,
         } => {
             if let Some(path) = mirror_file {
@@ -487,6 +492,7 @@ fn run(command: Command) -> Result<(), Exit> {
                 demo,
                 cluster,
                 mirrors,
+                change_retention,
                 pages: pages.settings()?,
             })
         }
@@ -607,27 +613,6 @@ fn run_user(command: UserCommand) -> Result<(), Exit> {
             Ok(())
         }
     }
-}
-
-/// `30s`, `15m`, `12h`, `7d`.
-fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
-    let split = text
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let number: u64 = number
-        .parse()
-        .map_err(|_| format!("{text:?} is not a duration such as 7d, 12h, 30m or 45s"))?;
-    let seconds = match unit {
-        "s" => 1,
-        "m" => 60,
-        "h" => 3600,
-        "d" => 86_400,
-        _ => return Err(format!("{text:?}: the unit is s, m, h or d")),
-    };
-    Ok(std::time::Duration::from_secs(
-        number.saturating_mul(seconds),
-    ))
 }
 
 fn cluster_status(url: &str) -> Result<(), Exit> {
@@ -839,6 +824,7 @@ fn import_from(
         crate::transfer::PullEvent::Refused { kind, id, reason } => {
             bar.suspend(|| eprintln!("{} {id} refused: {reason}", kind.name()))
         }
+        crate::transfer::PullEvent::Notice(notice) => bar.suspend(|| eprintln!("{notice}")),
     };
     let feed = crate::transfer::ical::FeedOptions {
         source: url.clone(),

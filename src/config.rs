@@ -27,6 +27,27 @@ pub(crate) fn parse_public_url(value: &str) -> Result<String, String> {
 }
 
 /// `--listen`: an IP literal and a port; host names are refused.
+/// `30s`, `15m`, `12h`, `7d`.
+pub(crate) fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let number: u64 = number
+        .parse()
+        .map_err(|_| format!("{text:?} is not a duration such as 7d, 12h, 30m or 45s"))?;
+    let seconds = match unit {
+        "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86_400,
+        _ => return Err(format!("{text:?}: the unit is s, m, h or d")),
+    };
+    Ok(std::time::Duration::from_secs(
+        number.saturating_mul(seconds),
+    ))
+}
+
 pub(crate) fn parse_listen(value: &str) -> Result<SocketAddr, String> {
     value.parse::<SocketAddr>().map_err(|_| {
         format!(

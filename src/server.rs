@@ -36,6 +36,8 @@ pub(crate) struct ServeOptions {
     pub pages: crate::http::pages::Settings,
     /// iCalendar feeds mirrored while serving.
     pub mirrors: Vec<crate::transfer::ical::MirrorSpec>,
+    /// How long the change feed remembers deletions.
+    pub change_retention: Duration,
 }
 
 /// Runs a mirror of an iCalendar feed at start-up and then every `spec.every` (see
@@ -134,6 +136,15 @@ pub(crate) fn serve(options: ServeOptions) -> Result<(), Exit> {
     }
     if options.demo {
         load_demo(&store)?;
+    }
+    // Records stored before the change journal existed enter it once (after an upgrade).
+    let seeded = crate::service::changes::seed(&store)
+        .map_err(|e| Exit::new(1, format!("cannot journal the stored records: {e:?}")))?;
+    if seeded > 0 {
+        tracing::info!(
+            records = seeded,
+            "stored records entered the change journal"
+        );
     }
     // Step 4: the index, rebuilt or caught up before serving.
     let index =
@@ -278,8 +289,11 @@ async fn run(
     });
 
     // Hourly housekeeping (at start-up, then every hour): never-ending series keep their
-    // occurrences 24 months ahead, and ended editors' sessions are removed.
+    // occurrences 24 months ahead, ended editors' sessions are removed, and the change
+    // journal forgets the deletions older than its retention.
     let horizon_store = state.store.clone();
+    let retention =
+        chrono::Duration::from_std(options.change_retention).unwrap_or(chrono::Duration::MAX);
     tokio::spawn(async move {
         let mut every_hour = tokio::time::interval(Duration::from_secs(3600));
         loop {
@@ -306,6 +320,17 @@ async fn run(
                 Ok(Ok(n)) => tracing::info!(sessions = n, "ended editors' sessions removed"),
                 Ok(Err(e)) => tracing::error!(error = ?e, "removing ended sessions failed"),
                 Err(e) => tracing::error!(error = %e, "removing ended sessions failed"),
+            }
+            let pruning = horizon_store.clone();
+            match tokio::task::spawn_blocking(move || {
+                crate::service::changes::prune(&pruning, retention)
+            })
+            .await
+            {
+                Ok(Ok(0)) => {}
+                Ok(Ok(n)) => tracing::info!(deletions = n, "old deletions left the change feed"),
+                Ok(Err(e)) => tracing::error!(error = ?e, "pruning the change journal failed"),
+                Err(e) => tracing::error!(error = %e, "pruning the change journal failed"),
             }
         }
     });

@@ -724,7 +724,7 @@ fn doc(l: &str) -> (Resp, Value) {
 
 /// The plugin's documented paths, plus almanac's administrators-only reindex route (an
 /// extension, documented in `/doc` but not part of the plugin's catalogue).
-const DOC_PATHS: [&str; 19] = [
+const DOC_PATHS: [&str; 20] = [
     "/",
     "/doc",
     "/events.ics",
@@ -744,6 +744,7 @@ const DOC_PATHS: [&str; 19] = [
     "/tags",
     "/tags/{id}",
     "/index/rebuild",
+    "/changes",
 ];
 
 /// Expected `(method, operationId)` pairs of a documented path.
@@ -762,6 +763,8 @@ fn expected_operations(path: &str) -> Vec<(&'static str, String)> {
         "/" => vec![("get", "getNamespaceIndex".into())],
         "/doc" => vec![("get", "getDocumentation".into())],
         "/index/rebuild" => vec![("post", "rebuildIndex".into())],
+        // The change feed (docs/api.md, "Following changes"): read-only.
+        "/changes" => vec![("get", "listChanges".into())],
         // Calendar feeds (docs/api.md, "Calendar feeds"): read-only.
         "/events.ics" => vec![("get", "listEventsCalendar".into())],
         "/events/{id}.ics" => vec![("get", "getEventCalendar".into())],

@@ -698,3 +698,137 @@ fn without_credentials_a_copy_holds_what_the_public_sees() {
         assert!(!copied.contains(unseen), "{unseen}: {copied}");
     }
 }
+
+#[test]
+fn a_copy_follows_its_source_through_the_change_feed_and_walks_again_when_it_forgot() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (source, copy) = (tmp.path().join("source"), tmp.path().join("copy"));
+    add_user(&source, &ADMIN);
+    // The copy knows its source by its address: the source keeps its port across restarts.
+    let port = common::browser::free_port();
+    let serve_at = |extra: &[&str]| {
+        let cmd = almanac([
+            "serve",
+            "--listen",
+            &format!("127.0.0.1:{port}"),
+            "--data-dir",
+        ])
+        .arg(source.to_str().unwrap())
+        .args(["--public-url", PUBLIC])
+        .args(extra);
+        Server::start(cmd, Some(PUBLIC), "serve")
+    };
+    let srv = serve_at(&[]);
+    fill(&srv);
+    let first = copy_from(&srv, &copy, &["--mirror"]);
+    assert_eq!(first.code, Some(0), "{}", first.describe());
+    // Nothing changed: the feed says so, and no record is read again.
+    let idle = copy_from(&srv, &copy, &["--mirror"]);
+    assert_eq!(
+        idle.stdout.trim(),
+        "added 0, updated 0, unchanged 0, trashed 0, refused 0",
+        "{}",
+        idle.describe()
+    );
+    // Changes of every kind at the source, in a later second than the copy's reads (the copy
+    // tells an update by `modified_utc`, in whole seconds).
+    let read_at = chrono::Utc::now().format("%Y-%m-%d %H:%M:%S").to_string();
+    while chrono::Utc::now().format("%Y-%m-%d %H:%M:%S").to_string() <= read_at {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    created(
+        &srv,
+        "events",
+        json!({"title": "Late Addition", "start_date": "2027-05-20 20:00:00",
+               "end_date": "2027-05-20 22:00:00"}),
+    );
+    let tags = srv
+        .get_as(&format!("{NS}/tags?hide_empty=false"), &ADMIN)
+        .json();
+    let tag = tags["tags"][0]["id"].as_u64().unwrap();
+    let r = srv
+        .req("DELETE", &format!("{NS}/tags/{tag}"))
+        .user(&ADMIN)
+        .send();
+    assert_eq!(r.status, 200, "{}", r.describe());
+    let venues = srv
+        .get_as(&format!("{NS}/venues?per_page=50"), &ADMIN)
+        .json();
+    let venue = venues["venues"][0]["id"].as_u64().unwrap();
+    let r = srv
+        .req("PATCH", &format!("{NS}/venues/{venue}"))
+        .user(&ADMIN)
+        .json_body(&json!({"city": "Porto"}))
+        .send();
+    assert_eq!(r.status, 200, "{}", r.describe());
+    let yoga = srv
+        .get_as(
+            &format!("{NS}/events?search=yoga&start_date=2027-01-01"),
+            &ADMIN,
+        )
+        .json();
+    let r = srv
+        .req("PATCH", &format!("{NS}/events/{}", yoga["events"][2]["id"]))
+        .user(&ADMIN)
+        .json_body(&json!({"title": "Yoga on the beach"}))
+        .send();
+    assert_eq!(r.status, 200, "{}", r.describe());
+    let followed = copy_from(&srv, &copy, &["--mirror"]);
+    assert_eq!(followed.code, Some(0), "{}", followed.describe());
+    let summary = followed.stdout.trim().to_string();
+    assert!(summary.starts_with("added 1, "), "{}", followed.describe());
+    assert!(
+        summary.ends_with("trashed 1, refused 0"),
+        "{}",
+        followed.describe()
+    );
+    stop(srv);
+    assert_eq!(
+        exported(&copy, tmp.path(), "copy.jsonl"),
+        exported(&source, tmp.path(), "source.jsonl"),
+        "the copy follows its source"
+    );
+
+    // The source forgets a deletion newer than the copy's token: the copy walks it whole.
+    let srv = serve_at(&[]);
+    let categories = srv
+        .get_as(
+            &format!("{NS}/categories?hide_empty=false&search=jazz"),
+            &ADMIN,
+        )
+        .json();
+    let category = categories["categories"][0]["id"].as_u64().unwrap();
+    let r = srv
+        .req("DELETE", &format!("{NS}/categories/{category}"))
+        .user(&ADMIN)
+        .send();
+    assert_eq!(r.status, 200, "{}", r.describe());
+    stop(srv);
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let srv = serve_at(&["--change-retention", "1s"]);
+    let expired = poll(
+        std::time::Duration::from_secs(20),
+        std::time::Duration::from_millis(100),
+        || srv.get(&format!("{NS}/changes?since=c1")).status,
+        |status| *status == 410,
+    );
+    assert_eq!(expired, 410);
+    let walked = copy_from(&srv, &copy, &["--mirror"]);
+    assert_eq!(walked.code, Some(0), "{}", walked.describe());
+    assert!(
+        walked.stderr.contains("copying it whole"),
+        "{}",
+        walked.describe()
+    );
+    assert!(
+        walked.stdout.trim().ends_with("trashed 1, refused 0"),
+        "{}",
+        walked.describe()
+    );
+    stop(srv);
+    assert_eq!(
+        exported(&copy, tmp.path(), "copy2.jsonl"),
+        exported(&source, tmp.path(), "source2.jsonl"),
+        "the copy walked its source whole"
+    );
+}

@@ -349,6 +349,12 @@ pub(crate) fn from_service(e: crate::service::ServiceError, caller: Caller) -> A
             ),
             "The requested archive page does not exist.",
         ),
+        S::ChangesTokenExpired => ApiError::new(
+            StatusCode::GONE,
+            "rest_sync_token_expired",
+            "The changes since this token are no longer kept: start again without since, \
+             from every record.",
+        ),
         S::EventNotFound => ApiError::new(
             StatusCode::NOT_FOUND,
             "rest-event-not-found",

@@ -153,6 +153,7 @@ fn route_table() -> Vec<routes::Route> {
     all.extend(resources::linked::routes::<Organizer>());
     all.extend(resources::terms::routes(Kind::Category));
     all.extend(resources::terms::routes(Kind::Tag));
+    all.extend(resources::changes::routes());
     all
 }
 

@@ -260,7 +260,10 @@ const ERROR_STATUSES: [(u16, &str); 13] = [
         "The request body did not arrive in time (extension: hardening).",
     ),
     (409, "Translation-group conflict."),
-    (410, "The record is already in the trash."),
+    (
+        410,
+        "The record is already in the trash; a change feed token has expired (extension).",
+    ),
     (413, "The request body is larger than 1 MiB."),
     (414, "The request target is longer than 8192 bytes."),
     (415, "Unsupported body media type or encoding."),
@@ -572,6 +575,25 @@ fn resource_schemas() -> Value {
         "IndexSummary": object(
             json!({"events": {"type": "integer"}, "venues": {"type": "integer"}, "organizers": {"type": "integer"}}),
             &["events", "venues", "organizers"],
+        ),
+        "ChangeFeed": object(
+            json!({
+                "changes": {"type": "array", "items": object(
+                    json!({
+                        "token": s,
+                        "kind": {"type": "string", "enum": ["event", "venue", "organizer", "category", "tag"]},
+                        "id": {"type": "integer"},
+                        "action": {"type": "string", "enum": ["created", "updated", "trashed", "restored", "deleted", "removed"]},
+                        "date_utc": s,
+                        "language": s,
+                        "record": {"type": "object"},
+                    }),
+                    &["token", "kind", "id", "action", "date_utc", "language"],
+                )},
+                "next_page_token": s,
+                "next_token": s,
+            }),
+            &["changes"],
         ),
         "DateDetails": details,
         "CostDetails": object(

@@ -64,6 +64,8 @@ pub enum OperationClass {
     DeleteTerm,
     /// Administrators' maintenance (extension).
     Admin,
+    /// The change feed (extension): a list by token, whose expired tokens answer 410.
+    Changes,
 }
 
 impl OperationClass {
@@ -97,6 +99,7 @@ impl OperationClass {
                 &[200, 400, 401, 403, 404, 408, 413, 414, 415, 429, 500, 503]
             }
             OperationClass::Admin => &[200, 400, 401, 403, 404, 408, 413, 414, 415, 429, 500, 503],
+            OperationClass::Changes => &[200, 400, 401, 403, 404, 410, 414, 429, 500, 503],
         }
     }
 }
@@ -180,7 +183,7 @@ impl Route {
     }
 
     /// Routes of the plugin's catalogue are listed in the namespace index;
-    /// almanac's extensions (administrators' routes, the calendar feeds) are documented in
+    /// almanac's extensions (administrators' routes, the calendar feeds, the change feed) are documented in
     /// `/doc` only.
     pub(crate) fn in_catalogue(&self) -> bool {
         let administrative = self
@@ -192,7 +195,11 @@ impl Route {
             Seg::IdWith(_) | Seg::SlugWith(_) => true,
             Seg::Id | Seg::Slug => false,
         });
-        !administrative && !feed
+        let extension = self
+            .endpoints
+            .iter()
+            .all(|e| e.class == OperationClass::Changes);
+        !administrative && !feed && !extension
     }
 
     pub(crate) fn has_placeholders(&self) -> bool {

@@ -93,6 +93,11 @@ pub(crate) enum Sequence {
     Posts,
     Terms,
     Users,
+    /// Positions in the change journal (`crate::model::journal`).
+    Changes,
+    /// The newest journal position whose deletion was forgotten (retention): a change
+    /// feed token before it is expired. Only raised, like an ID sequence.
+    ChangesHorizon,
 }
 
 impl Sequence {
@@ -101,6 +106,8 @@ impl Sequence {
             Sequence::Posts => "seq.posts",
             Sequence::Terms => "seq.terms",
             Sequence::Users => "seq.users",
+            Sequence::Changes => "seq.changes",
+            Sequence::ChangesHorizon => "changes.horizon",
         }
     }
 }
@@ -194,6 +201,7 @@ pub struct User {
 
 pub(crate) mod event;
 pub mod feed;
+pub mod journal;
 pub mod post;
 pub mod series;
 pub mod session;

@@ -2,6 +2,7 @@
 //! layer maps once to the API's error body.
 
 mod cascades;
+pub(crate) mod changes;
 pub mod events;
 pub mod linked;
 pub(crate) mod posts;
@@ -57,6 +58,8 @@ pub enum ServiceError {
         /// The member holding the language, when the caller may read it.
         translation_id: Option<u64>,
     },
+    /// A change feed token older than the journal's retention.
+    ChangesTokenExpired,
     /// A list page past the end (post kinds).
     PageNotFound(Kind),
     /// term_exists with the existing term.

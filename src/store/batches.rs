@@ -15,8 +15,8 @@
 //! changes. Every writer, refused ones included, is answered once its batch is committed.
 
 use super::{
-    ClusterLog, InProgress, LogEntry, LogWrite, OpenTables, Store, StoreError, WriteTx,
-    CLUSTER_APPLIED, WRITTEN_AT,
+    ClusterLog, InProgress, LogEntry, LogWrite, Store, StoreError, WriteTx, CLUSTER_APPLIED,
+    WRITTEN_AT,
 };
 use crate::store::Change;
 use redb::ReadableTable;
@@ -63,11 +63,7 @@ struct Batch {
 impl Batch {
     /// The batch's transaction as the store's write rules see it (changes not recorded).
     fn tx(&self) -> WriteTx<'_> {
-        WriteTx {
-            open: OpenTables::new(self.txn.as_ref().expect("a transaction")),
-            last_outbox_seq: None,
-            recorded: None,
-        }
+        WriteTx::new(self.txn.as_ref().expect("a transaction"), false)
     }
 }
 
@@ -119,11 +115,7 @@ impl Store {
         // The writer's rules, in the batch's transaction.
         let counted = InProgress::enter(&self.in_progress);
         let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            let mut tx = WriteTx {
-                open: OpenTables::new(batch.txn.as_ref().expect("a transaction")),
-                last_outbox_seq: None,
-                recorded: Some(Vec::new()),
-            };
+            let mut tx = WriteTx::new(batch.txn.as_ref().expect("a transaction"), true);
             let out = f(&mut tx);
             let wrote = tx.last_outbox_seq;
             (out, wrote, tx.recorded.take().unwrap_or_default())
@@ -299,11 +291,7 @@ impl Store {
         let committed = (|| -> Result<(), StoreError> {
             let _counted = InProgress::enter(&self.in_progress);
             {
-                let mut tx = WriteTx {
-                    open: OpenTables::new(&txn),
-                    last_outbox_seq: None,
-                    recorded: None,
-                };
+                let mut tx = WriteTx::new(&txn, false);
                 tx.meta_mut()?.insert(CLUSTER_APPLIED, last)?;
             }
             let committing = std::time::Instant::now();

@@ -78,6 +78,16 @@ pub(crate) enum Change {
         key: String,
         value: Option<Vec<u8>>,
     },
+    /// Where the copy of another almanac stands in its change feed, by source.
+    SyncToken {
+        source: String,
+        token: Option<String>,
+    },
+    /// A change journal entry, by position, codec-encoded.
+    Journal {
+        seq: u64,
+        value: Option<Vec<u8>>,
+    },
 }
 
 impl Change {
@@ -108,6 +118,8 @@ impl Change {
             Change::Revision { id, .. } => format!("revision/{id}"),
             Change::Session { key, .. } => format!("session/{key}"),
             Change::FeedItem { key, .. } => format!("feed-item/{key}"),
+            Change::Journal { seq, .. } => format!("journal/{seq}"),
+            Change::SyncToken { source, .. } => format!("sync-token/{source}"),
         }
     }
 
@@ -125,6 +137,8 @@ impl Change {
                 | Change::Revision { value: None, .. }
                 | Change::Session { value: None, .. }
                 | Change::FeedItem { value: None, .. }
+                | Change::Journal { value: None, .. }
+                | Change::SyncToken { token: None, .. }
         )
     }
 }

@@ -5,6 +5,7 @@
 mod batches;
 pub(crate) mod changes;
 pub(crate) mod codec;
+mod journal;
 
 pub(crate) use changes::Change;
 
@@ -51,6 +52,8 @@ const REVISIONS: TableDefinition<u64, u64> = TableDefinition::new("revisions");
 const SESSIONS: TableDefinition<&str, &[u8]> = TableDefinition::new("sessions");
 /// The events copied from iCalendar feeds, by feed and UID (see `crate::model::feed`).
 const FEED_ITEMS: TableDefinition<&str, &[u8]> = TableDefinition::new("feed_items");
+/// Source → the change feed token a copy of another almanac reached (`import --from`).
+const SYNC_TOKENS: TableDefinition<&str, &str> = TableDefinition::new("sync_tokens");
 const OUTBOX_SEQUENCE: &str = "seq.outbox";
 /// (kind, group ID, language) → member ID: translation groups.
 const GROUPS: TableDefinition<(&str, u64, &str), u64> = TableDefinition::new("translation_groups");
@@ -251,6 +254,8 @@ impl Store {
             tx.revisions()?;
             tx.sessions()?;
             tx.feed_items_table()?;
+            tx.sync_tokens()?;
+            tx.journal_tables()?;
             for kind in Kind::ALL {
                 tx.records(kind)?;
             }
@@ -293,11 +298,7 @@ impl Store {
         let _counted = InProgress::enter(&self.in_progress);
         let txn = self.db.begin_write().map_err(StoreError::from)?;
         let (out, last) = {
-            let mut tx = WriteTx {
-                open: OpenTables::new(&txn),
-                last_outbox_seq: None,
-                recorded: recording.then(Vec::new),
-            };
+            let mut tx = WriteTx::new(&txn, recording);
             let out = f(&mut tx)?;
             (out, tx.last_outbox_seq)
             // The open tables close here, before the commit.
@@ -443,6 +444,16 @@ impl Store {
             exclusive(open.txn, &mut open.revisions, REVISIONS)?.retain(|_, _| false)?;
             exclusive(open.txn, &mut open.sessions, SESSIONS)?.retain(|_, _| false)?;
             exclusive(open.txn, &mut open.feed_items, FEED_ITEMS)?.retain(|_, _| false)?;
+            exclusive(open.txn, &mut open.sync_tokens, SYNC_TOKENS)?.retain(|_, _| false)?;
+            exclusive(open.txn, &mut open.journal, journal::JOURNAL)?.retain(|_, _| false)?;
+            exclusive(open.txn, &mut open.journal_latest, journal::JOURNAL_LATEST)?
+                .retain(|_, _| false)?;
+            exclusive(
+                open.txn,
+                &mut open.journal_deletions,
+                journal::JOURNAL_DELETIONS,
+            )?
+            .retain(|_, _| false)?;
             for change in rows {
                 tx.apply(change)?;
             }
@@ -621,6 +632,8 @@ pub trait Reads {
     fn feed_items(&self, source: &str) -> StoreResult<Vec<(String, FeedItem)>>;
     /// The validators of the feed `source`'s last answer read whole.
     fn feed_validators(&self, source: &str) -> StoreResult<Option<FeedValidators>>;
+    /// The change feed token the copy of `source` reached.
+    fn sync_token(&self, source: &str) -> StoreResult<Option<String>>;
 }
 
 /// Read methods shared by write and read transactions: both kinds of redb transaction open
@@ -777,6 +790,12 @@ macro_rules! read_methods {
             })
         }
 
+        fn sync_token(&self, source: &str) -> StoreResult<Option<String>> {
+            let table = self.sync_tokens()?;
+            let found = table.get(source)?;
+            Ok(found.map(|token| token.value().to_string()))
+        }
+
         /// Outbox entries after `seq` in this snapshot, in order.
         fn outbox_after(&self, seq: u64) -> StoreResult<Vec<OutboxEntry>> {
             let table = self.outbox()?;
@@ -825,6 +844,10 @@ struct OpenTables<'t> {
     revisions: OnceCell<redb::Table<'t, u64, u64>>,
     sessions: OnceCell<redb::Table<'t, &'static str, &'static [u8]>>,
     feed_items: OnceCell<redb::Table<'t, &'static str, &'static [u8]>>,
+    sync_tokens: OnceCell<redb::Table<'t, &'static str, &'static str>>,
+    journal: OnceCell<RecordTable<'t>>,
+    journal_latest: OnceCell<redb::Table<'t, (&'static str, u64), u64>>,
+    journal_deletions: OnceCell<redb::Table<'t, u64, i64>>,
 }
 
 impl<'t> OpenTables<'t> {
@@ -845,6 +868,10 @@ impl<'t> OpenTables<'t> {
             revisions: OnceCell::new(),
             sessions: OnceCell::new(),
             feed_items: OnceCell::new(),
+            sync_tokens: OnceCell::new(),
+            journal: OnceCell::new(),
+            journal_latest: OnceCell::new(),
+            journal_deletions: OnceCell::new(),
         }
     }
 }
@@ -888,6 +915,19 @@ pub(crate) struct WriteTx<'t> {
     last_outbox_seq: Option<u64>,
     /// The changes made so far, when the transaction is recorded (cluster mode).
     recorded: Option<Vec<Change>>,
+    /// The records journaled in this transaction, with their entry's position and action.
+    journaled: std::collections::HashMap<(Kind, u64), (u64, crate::model::journal::Action)>,
+}
+
+impl<'t> WriteTx<'t> {
+    fn new(txn: &'t redb::WriteTransaction, recording: bool) -> WriteTx<'t> {
+        WriteTx {
+            open: OpenTables::new(txn),
+            last_outbox_seq: None,
+            recorded: recording.then(Vec::new),
+            journaled: Default::default(),
+        }
+    }
 }
 
 impl Reads for WriteTx<'_> {
@@ -947,6 +987,18 @@ impl<'t> WriteTx<'t> {
 
     fn feed_items_table(&self) -> StoreResult<&redb::Table<'t, &'static str, &'static [u8]>> {
         shared(self.open.txn, &self.open.feed_items, FEED_ITEMS)
+    }
+
+    fn sync_tokens(&self) -> StoreResult<&redb::Table<'t, &'static str, &'static str>> {
+        shared(self.open.txn, &self.open.sync_tokens, SYNC_TOKENS)
+    }
+
+    /// Keeps (or with `None` forgets) the change feed token the copy of `source` reached.
+    pub(crate) fn set_sync_token(&mut self, source: &str, token: Option<&str>) -> StoreResult<()> {
+        self.change(Change::SyncToken {
+            source: source.to_string(),
+            token: token.map(str::to_string),
+        })
     }
 
     /// Keeps the validators of the feed `source`'s last answer read whole.
@@ -1115,9 +1167,13 @@ impl WriteTx<'_> {
     /// recorded. Every mutation of the canonical tables goes through here; a record's change
     /// also enters the outbox, for the search index.
     pub(crate) fn change(&mut self, change: Change) -> StoreResult<()> {
+        let journaled = self.journal_actions(&change)?;
         self.apply(&change)?;
         if let Some(recorded) = &mut self.recorded {
             recorded.push(change);
+        }
+        for (kind, id, language, action) in journaled {
+            self.journal(kind, id, language, action)?;
         }
         Ok(())
     }
@@ -1222,6 +1278,14 @@ impl WriteTx<'_> {
                     None => table.remove(key.as_str())?,
                 };
             }
+            Change::SyncToken { source, token } => {
+                let table = exclusive(open.txn, &mut open.sync_tokens, SYNC_TOKENS)?;
+                match token {
+                    Some(token) => table.insert(source.as_str(), token.as_str())?,
+                    None => table.remove(source.as_str())?,
+                };
+            }
+            Change::Journal { seq, value } => journal::apply(open, *seq, value.as_deref())?,
         }
         Ok(())
     }
@@ -1371,6 +1435,10 @@ impl ReadTx {
     fn feed_items_table(&self) -> StoreResult<redb::ReadOnlyTable<&'static str, &'static [u8]>> {
         Ok(self.txn.open_table(FEED_ITEMS)?)
     }
+
+    fn sync_tokens(&self) -> StoreResult<redb::ReadOnlyTable<&'static str, &'static str>> {
+        Ok(self.txn.open_table(SYNC_TOKENS)?)
+    }
 }
 
 impl ReadTx {
@@ -1406,11 +1474,14 @@ impl ReadTx {
         &self,
         mut f: impl FnMut(Change) -> Result<(), E>,
     ) -> Result<(), E> {
+        // Every meta value but the format and the local positions is a sequence.
         let meta = self.txn.open_table(META).map_err(StoreError::from)?;
-        for sequence in [Sequence::Posts, Sequence::Terms, Sequence::Users] {
-            if let Some(value) = meta.get(sequence.key()).map_err(StoreError::from)? {
+        for entry in meta.iter().map_err(StoreError::from)? {
+            let (key, value) = entry.map_err(StoreError::from)?;
+            let key = key.value();
+            if !["format", OUTBOX_SEQUENCE, CLUSTER_APPLIED].contains(&key) {
                 f(Change::Sequence {
-                    key: sequence.key().to_string(),
+                    key: key.to_string(),
                     value: value.value(),
                 })?;
             }
@@ -1519,7 +1590,14 @@ impl ReadTx {
                 value: Some(value.value().to_vec()),
             })?;
         }
-        Ok(())
+        for entry in self.sync_tokens()?.iter().map_err(StoreError::from)? {
+            let (source, token) = entry.map_err(StoreError::from)?;
+            f(Change::SyncToken {
+                source: source.value().to_string(),
+                token: Some(token.value().to_string()),
+            })?;
+        }
+        self.for_each_journal_row(&mut f)
     }
 
     pub(crate) fn for_each<T: DeserializeOwned, E: From<StoreError>>(
@@ -1537,17 +1615,21 @@ impl ReadTx {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn temp_store() -> (tempfile::TempDir, Store) {
+    pub(in crate::store) fn temp_store() -> (tempfile::TempDir, Store) {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("almanac.redb")).unwrap();
         (dir, store)
     }
 
     /// An event record's leading part, which is all the store reads of an event.
-    fn event(id: u64, title: &str, modified_utc: &str) -> crate::model::post::PostMeta {
+    pub(in crate::store) fn event(
+        id: u64,
+        title: &str,
+        modified_utc: &str,
+    ) -> crate::model::post::PostMeta {
         let at = crate::values::datetime::parse_formatted(modified_utc).unwrap();
         crate::model::post::PostMeta {
             id,
@@ -1624,7 +1706,11 @@ mod tests {
                     event,
                     &self::event(event, "concert", "2026-01-01 00:00:00"),
                 )?;
-                tx.put_record(Kind::Venue, venue, &"hall".to_string())?;
+                tx.put_record(
+                    Kind::Venue,
+                    venue,
+                    &self::event(venue, "hall", "2026-01-01 00:00:00"),
+                )?;
                 tx.set_slug(Kind::Event, Language::En, "concert", event)?;
                 StoreResult::Ok((event, venue, tag))
             })

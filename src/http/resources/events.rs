@@ -630,6 +630,32 @@ impl<'a> Embedding<'a> {
     }
 }
 
+/// The representations of `events` as list members (each with whether it shows masked), in
+/// the export form when `export`.
+pub(super) fn members(
+    state: &AppState,
+    ctx: &Context,
+    events: &[(&Event, bool)],
+    export: bool,
+) -> Result<Vec<Value>, ApiError> {
+    let records: Vec<&Event> = events.iter().map(|(e, _)| *e).collect();
+    let embedding = Embedding::new(state, ctx, &records, chrono::Utc::now().naive_utc())?;
+    let mut members = Vec::with_capacity(events.len());
+    for (event, masked) in events {
+        let view = embedding
+            .views
+            .view(event)
+            .map_err(|err| from_service(err, ctx.caller))?;
+        let recurring = export.then(|| view.recurring.clone());
+        let mut value = embedding.event_in(event, view, false, *masked && !export);
+        if let Some(recurring) = recurring {
+            render::export_event(&mut value, event, &recurring);
+        }
+        members.push(value);
+    }
+    Ok(members)
+}
+
 fn get(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
     let generation = Generation::now();
     // Read before the event: a representation built afterwards is at least this current.

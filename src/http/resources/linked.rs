@@ -388,6 +388,17 @@ fn represent<R: LinkedResource>(
     let now = chrono::Utc::now().naive_utc();
     let view = linked::view(&state.store, record, ctx.caller, now)
         .map_err(|e| from_service(e, ctx.caller))?;
+    Ok(represent_view(ctx, view, now, json_ld, export))
+}
+
+/// [`represent`] of a view already read.
+pub(crate) fn represent_view<R: LinkedResource>(
+    ctx: &Context,
+    view: linked::LinkedView<R>,
+    now: chrono::NaiveDateTime,
+    json_ld: bool,
+    export: bool,
+) -> Value {
     let mut value = view.record.represent(&LinkedContext {
         links: &ctx.links,
         now,
@@ -398,7 +409,7 @@ fn represent<R: LinkedResource>(
     if export {
         render::export_post(&mut value, view.record.meta());
     }
-    Ok(value)
+    value
 }
 
 fn get<R: LinkedResource>(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {

@@ -1,6 +1,7 @@
 //! The resource routes: one module per resource family, each contributing its routes to the
 //! route table.
 
+pub(crate) mod changes;
 pub(crate) mod events;
 pub(crate) mod feeds;
 pub(crate) mod linked;

@@ -259,26 +259,15 @@ pub(crate) fn feed_label(source: &str) -> String {
     }
 }
 
-/// `30s`, `15m`, `2h`, `1d`: at least a minute.
+/// A mirror's period: a duration (`15m`, `2h`, `1d`) of at least a minute.
 fn every(text: &str) -> Result<std::time::Duration, String> {
-    let wrong = || format!("every=`{text}` is not a duration such as 15m, 2h or 1d");
-    let unit = text.chars().last().ok_or_else(wrong)?;
-    let number = &text[..text.len() - unit.len_utf8()];
-    let n: u64 = number.parse().map_err(|_| wrong())?;
-    let factor = match unit {
-        's' => 1,
-        'm' => 60,
-        'h' => 3600,
-        'd' => 86_400,
-        _ => return Err(wrong()),
-    };
-    let seconds = n.checked_mul(factor).ok_or_else(wrong)?;
-    if seconds < 60 {
+    let period = crate::config::parse_duration(text).map_err(|e| format!("every=`{text}`: {e}"))?;
+    if period.as_secs() < 60 {
         return Err(format!(
             "every=`{text}`: a mirror runs at most once a minute"
         ));
     }
-    Ok(std::time::Duration::from_secs(seconds))
+    Ok(period)
 }
 
 /// Copies the feed at `options.source` into the store when it is a feed (`None` when the

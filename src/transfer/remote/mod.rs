@@ -82,6 +82,8 @@ pub(crate) enum PullEvent {
         id: String,
         reason: String,
     },
+    /// Something the operator should know of how the run went.
+    Notice(String),
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -130,13 +132,32 @@ pub(crate) fn pull(
         summary: PullSummary::default(),
         report,
     };
-    for kind in [
-        Kind::Category,
-        Kind::Tag,
-        Kind::Venue,
-        Kind::Organizer,
-        Kind::Event,
-    ] {
+    // Another almanac read in the export form is followed through its change feed once a
+    // walk has copied it whole: the token reached is kept in the store.
+    let sync_key = copier.follows().then(|| sync_key(options));
+    if let Some(key) = &sync_key {
+        if let Some(token) = store.read()?.sync_token(key)? {
+            match copier.follow(&token)? {
+                Followed::To(next) => {
+                    store.write(|tx| tx.set_sync_token(key, Some(&next)))?;
+                    return Ok(copier.summary);
+                }
+                Followed::Expired => (copier.report)(PullEvent::Notice(
+                    "the source no longer keeps its changes since the last run: copying it whole"
+                        .into(),
+                )),
+                Followed::TooMany => (copier.report)(PullEvent::Notice(format!(
+                    "more than {FOLLOW_LIMIT} records changed at the source: copying it whole"
+                ))),
+            }
+        }
+    }
+    // The token of now, read before the walk: what changes during it is followed next time.
+    let start = match &sync_key {
+        Some(_) => copier.latest_token()?,
+        None => None,
+    };
+    for kind in LOAD_ORDER {
         for language in &languages {
             copier.walk(kind, *language)?;
         }
@@ -144,7 +165,49 @@ pub(crate) fn pull(
     if options.mirror {
         copier.trash_missing(&languages)?;
     }
+    if let (Some(key), Some(token)) = (&sync_key, start) {
+        store.write(|tx| tx.set_sync_token(key, Some(&token)))?;
+    }
     Ok(copier.summary)
+}
+
+/// Kinds in the order they are loaded, so that every reference points backwards.
+const LOAD_ORDER: [Kind; 5] = [
+    Kind::Category,
+    Kind::Tag,
+    Kind::Venue,
+    Kind::Organizer,
+    Kind::Event,
+];
+
+/// Changes per page asked of a change feed (the most it gives).
+const CHANGES_PER_PAGE: u32 = 500;
+
+/// Most changed records a run follows; beyond, walking the source whole costs less memory.
+const FOLLOW_LIMIT: usize = 50_000;
+
+/// Under which name the store keeps the change feed token of a copy: the source, the reader,
+/// the language and whether deletions are mirrored (a token reached without them would skip
+/// the deletions a mirror must apply).
+fn sync_key(options: &PullOptions) -> String {
+    let reader = options
+        .connection
+        .user
+        .as_ref()
+        .map_or("", |(name, _)| name);
+    let language = options.language.map_or("all", |l| l.code());
+    let mirror = if options.mirror { "mirror" } else { "copy" };
+    format!("{} {reader} {language} {mirror}", options.url)
+}
+
+/// Where following a change feed ended.
+enum Followed {
+    /// Every change applied, up to this token.
+    To(String),
+    /// The source has forgotten changes since the token.
+    Expired,
+    /// More changes than [`FOLLOW_LIMIT`].
+    TooMany,
 }
 
 struct Copier<'a> {
@@ -165,6 +228,112 @@ impl Copier<'_> {
     /// Whether the source is read in the editors' lossless form.
     fn export_form(&self) -> bool {
         self.source.flavour == Flavour::Almanac && self.options.connection.user.is_some()
+    }
+
+    /// Whether the source is followed through its change feed: another almanac, read in the
+    /// export form (the feed's records are then exactly what a walk loads).
+    fn follows(&self) -> bool {
+        self.export_form()
+    }
+
+    /// The source's change feed token of now (`None` when it has no change feed).
+    fn latest_token(&self) -> Result<Option<String>, PullError> {
+        let query = [("since", "latest".to_string())];
+        match self.source.get(self.source.url("changes", &query)) {
+            Ok(page) => Ok(page
+                .body
+                .get("next_token")
+                .and_then(Value::as_str)
+                .map(str::to_string)),
+            Err(e) if e.status == Some(404) => Ok(None),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Applies the source's changes after `token`: changed records are loaded (in the walk's
+    /// kind order, so that references point backwards), and with `mirror` records deleted at
+    /// the source (or no longer readable there) are trashed, terms deleted.
+    fn follow(&mut self, token: &str) -> Result<Followed, PullError> {
+        // (kind, ID) → (arrival, record; `None`: gone).
+        let mut changed: HashMap<(Kind, u64), (usize, Option<Value>)> = HashMap::new();
+        let mut since = token.to_string();
+        let mut arrivals = 0;
+        let next = loop {
+            let mut query = vec![
+                ("since", since.clone()),
+                ("per_page", CHANGES_PER_PAGE.to_string()),
+                ("context", "export".to_string()),
+            ];
+            query.extend(
+                self.options
+                    .language
+                    .and_then(|l| self.source.language_param(l)),
+            );
+            let url = self.source.url("changes", &query);
+            let page = match self.source.get(url.clone()) {
+                Ok(page) => page.body,
+                Err(e) if e.status == Some(410) => return Ok(Followed::Expired),
+                Err(e) => return Err(e.into()),
+            };
+            let entries = page.get("changes").and_then(Value::as_array);
+            for entry in entries.into_iter().flatten() {
+                let kind = entry
+                    .get("kind")
+                    .and_then(Value::as_str)
+                    .and_then(Kind::from_name);
+                let id = entry.get("id").and_then(Value::as_u64);
+                if let (Some(kind), Some(id)) = (kind, id) {
+                    arrivals += 1;
+                    changed.insert((kind, id), (arrivals, entry.get("record").cloned()));
+                }
+            }
+            if changed.len() > FOLLOW_LIMIT {
+                return Ok(Followed::TooMany);
+            }
+            let text = |name: &str| page.get(name).and_then(Value::as_str).map(str::to_string);
+            match (text("next_page_token"), text("next_token")) {
+                (Some(next_page), _) => since = next_page,
+                (None, Some(next)) => break next,
+                (None, None) => {
+                    return Err(PullError::Source(SourceError {
+                        url: url.to_string(),
+                        message: "a change feed page without next_page_token or next_token".into(),
+                        status: None,
+                        unknown_id: false,
+                    }))
+                }
+            }
+        };
+        let mut ordered: Vec<_> = changed.into_iter().collect();
+        ordered.sort_by_key(|((kind, _), (arrival, _))| {
+            (LOAD_ORDER.iter().position(|k| k == kind), *arrival)
+        });
+        let mut gone = HashSet::new();
+        for kind in LOAD_ORDER {
+            let mut records = Vec::new();
+            for ((of, id), (_, record)) in &ordered {
+                match record {
+                    Some(record) if *of == kind => records.push(record.clone()),
+                    None if *of == kind => {
+                        gone.insert((kind, *id));
+                    }
+                    _ => {}
+                }
+            }
+            (self.report)(PullEvent::Announced(records.len() as u64));
+            if kind == Kind::Category {
+                records = parents_first(records);
+            }
+            let mut records = records.into_iter().peekable();
+            while records.peek().is_some() {
+                let page: Vec<Value> = records.by_ref().take(PER_PAGE as usize).collect();
+                self.load(kind, page)?;
+            }
+        }
+        if self.options.mirror {
+            self.remove(gone)?;
+        }
+        Ok(Followed::To(next))
     }
 
     /// The query of a walk through `kind` in `language` (page 1).
@@ -400,10 +569,30 @@ impl Copier<'_> {
                 Err(e) => return Err(e.into()),
             }
         }
+        self.remove(gone.into_iter().collect())
+    }
+
+    /// Trashes (terms: deletes) the stored records of `gone` that are not in the trash yet.
+    fn remove(&mut self, gone: HashSet<(Kind, u64)>) -> Result<(), PullError> {
+        let gone: HashSet<(Kind, u64)> = {
+            let rx = self.store.read()?;
+            let mut held = HashSet::new();
+            for (kind, id) in gone {
+                let present = match kind {
+                    Kind::Category | Kind::Tag => rx.get_record::<Term>(kind, id)?.is_some(),
+                    _ => rx
+                        .get_record::<PostMeta>(kind, id)?
+                        .is_some_and(|meta| meta.status != Status::Trash),
+                };
+                if present {
+                    held.insert((kind, id));
+                }
+            }
+            held
+        };
         if gone.is_empty() {
             return Ok(());
         }
-        let gone: HashSet<(Kind, u64)> = gone.into_iter().collect();
         // Events that change between this read and the write below are the source's
         // (already loaded by the walk), not a writer's: the mirror is the calendar's only
         // writer.
