@@ -7,7 +7,8 @@
 //! administrator, `almanac serve --listen 127.0.0.1:0` serves it; then `almanac import --from
 //! <source> --user …` copies it into an empty data directory (every status, the lossless
 //! export form, `--concurrency` from `ALMANAC_BENCH_CONCURRENCY`, default 4), and runs again
-//! (everything unchanged). Reported: records, wall time, events per second, and the peak
+//! (everything unchanged: it follows the source's change feed), then twice with `--mirror`
+//! (a walk, then the change feed). Reported: records, wall time, events per second, and the peak
 //! resident memory of each import process (its own, from `wait4`). Output: a markdown table
 //! on stdout and `target/bench-results/import-from-<N>.json`.
 
@@ -28,13 +29,14 @@ const PASSWORD: &str = "bench-password-0123456789";
 /// One `import --from` run: its summary line, wall seconds and peak RSS (MiB).
 // Reaped by `wait4` below, which `Child` does not know about.
 #[allow(clippy::zombie_processes)]
-fn import(source: &str, into: &Path, concurrency: u32) -> (String, f64, f64) {
+fn import(source: &str, into: &Path, concurrency: u32, extra: &[&str]) -> (String, f64, f64) {
     let started = Instant::now();
     let mut child = Command::new(BINARY)
         .args(["import", "--from", source, "--user"])
         .arg(format!("{ADMIN}:{PASSWORD}"))
         .args(["--concurrency", &concurrency.to_string(), "--data-dir"])
         .arg(into)
+        .args(extra)
         .env("ALMANAC_LOG", "warn")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -97,8 +99,16 @@ fn main() {
     let root = format!("{}/cal/events/v1", source.url);
 
     let mut rows = Vec::new();
-    for run_name in ["first copy", "again, unchanged"] {
-        let (summary, seconds, rss_mib) = import(&root, &copy_dir, concurrency);
+    // A run keeps the source's change feed token for the next run with the same options:
+    // the second run follows the feed; the first with --mirror walks (it trashes what a walk
+    // did not see), the next one follows again.
+    for (run_name, extra) in [
+        ("first copy (walk)", &[][..]),
+        ("again, unchanged (change feed)", &[][..]),
+        ("--mirror, first (walk)", &["--mirror"][..]),
+        ("--mirror again, unchanged (change feed)", &["--mirror"][..]),
+    ] {
+        let (summary, seconds, rss_mib) = import(&root, &copy_dir, concurrency, extra);
         eprintln!("{run_name}: {summary} in {seconds:.1} s, peak RSS {rss_mib:.0} MiB");
         rows.push(json!({
             "run": run_name,

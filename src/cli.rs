@@ -231,6 +231,10 @@ enum Command {
         /// the oldest deletion it remembers is expired.
         #[arg(long, env = "ALMANAC_CHANGE_RETENTION", default_value = "30d", value_parser = parse_duration)]
         change_retention: std::time::Duration,
+        /// How long a webhook endpoint may keep failing before its deliveries are suspended
+        /// (`24h`, `3d`).
+        #[arg(long, env = "ALMANAC_WEBHOOK_RETRY_PERIOD", default_value = "24h", value_parser = parse_duration)]
+        webhook_retry_period: std::time::Duration,
         #[command(flatten)]
         pages: Box<PageArgs>,
     },
@@ -289,6 +293,11 @@ enum Command {
     User {
         #[command(subcommand)]
         command: UserCommand,
+    },
+    /// Manage the webhook endpoints that hear of every change.
+    Webhook {
+        #[command(subcommand)]
+        command: WebhookCommand,
     },
     /// Look after a cluster of nodes on PostgreSQL.
     Cluster {
@@ -365,6 +374,50 @@ enum UserCommand {
         name: String,
         #[command(flatten)]
         password: PasswordSource,
+        #[command(flatten)]
+        data_dir: DataDirArg,
+        #[command(flatten)]
+        cluster: ClusterArg,
+    },
+}
+
+#[derive(Subcommand)]
+enum WebhookCommand {
+    /// Register an endpoint: every change from now on is posted to it, signed; prints its ID
+    /// and signing key.
+    Add {
+        url: String,
+        /// The collections whose changes are posted, comma-separated (events, venues,
+        /// organizers, categories, tags); all by default.
+        #[arg(long, default_value = "")]
+        kinds: String,
+        /// A file holding the signing key (16 characters or more); made up when not given.
+        #[arg(long)]
+        secret_file: Option<PathBuf>,
+        #[command(flatten)]
+        data_dir: DataDirArg,
+        #[command(flatten)]
+        cluster: ClusterArg,
+    },
+    /// List the endpoints: ID, state, the token delivered up to, URL and last error,
+    /// tab-separated.
+    List {
+        #[command(flatten)]
+        data_dir: DataDirArg,
+        #[command(flatten)]
+        cluster: ClusterArg,
+    },
+    /// Remove an endpoint.
+    Remove {
+        id: u64,
+        #[command(flatten)]
+        data_dir: DataDirArg,
+        #[command(flatten)]
+        cluster: ClusterArg,
+    },
+    /// Deliver again to an endpoint suspended after failing, from where deliveries stopped.
+    Resume {
+        id: u64,
         #[command(flatten)]
         data_dir: DataDirArg,
         #[command(flatten)]
@@ -466,6 +519,7 @@ fn run(command: Command) -> Result<(), Exit> {
             mut mirrors,
             mirror_file,
             change_retention,
+            webhook_retry_period,
             pages,
         } => {
             if let Some(path) = mirror_file {
@@ -493,10 +547,12 @@ fn run(command: Command) -> Result<(), Exit> {
                 cluster,
                 mirrors,
                 change_retention,
+                webhook_retry_period,
                 pages: pages.settings()?,
             })
         }
         Command::User { command } => run_user(command),
+        Command::Webhook { command } => run_webhook(command),
         Command::Cluster {
             command: ClusterCommand::Status { cluster },
         } => cluster_status(&cluster),
@@ -551,6 +607,99 @@ fn run(command: Command) -> Result<(), Exit> {
             };
             generate(&data_dir.data_dir, &shape, seed)
         }
+    }
+}
+
+fn run_webhook(command: WebhookCommand) -> Result<(), Exit> {
+    use crate::auth::capabilities::OPERATOR;
+    use crate::service::webhooks;
+    let open = |data_dir: &DataDirArg, cluster: &ClusterArg| {
+        CalendarStore::open(
+            &data_dir.data_dir,
+            cluster,
+            crate::cluster::ReplicaScope::Webhooks,
+            false,
+        )
+    };
+    let failed = |e: crate::service::ServiceError| Exit::new(1, service_message(e));
+    match command {
+        WebhookCommand::Add {
+            url,
+            kinds,
+            secret_file,
+            data_dir,
+            cluster,
+        } => {
+            let kinds = webhooks::parse_kinds(&kinds)
+                .map_err(|why| Exit::new(2, format!("--kinds {}", why.reason)))?;
+            let secret = match secret_file {
+                Some(path) => Some(
+                    std::fs::read_to_string(&path)
+                        .map_err(|e| {
+                            Exit::new(
+                                2,
+                                format!("cannot read --secret-file {}: {e}", path.display()),
+                            )
+                        })?
+                        .trim()
+                        .to_string(),
+                ),
+                None => None,
+            };
+            let write = webhooks::WebhookWrite { url, kinds, secret };
+            let calendar = open(&data_dir, &cluster)?;
+            let webhook =
+                webhooks::add(calendar.store(), OPERATOR, &write, Vec::new()).map_err(failed)?;
+            println!("added webhook {} for {}", webhook.id, webhook.url);
+            println!("secret: {}", webhook.secret);
+            Ok(())
+        }
+        WebhookCommand::List { data_dir, cluster } => {
+            let calendar = open(&data_dir, &cluster)?;
+            for webhook in webhooks::list(calendar.store(), OPERATOR).map_err(failed)? {
+                println!(
+                    "{}\t{}\t{}\t{}\t{}",
+                    webhook.id,
+                    webhook.state(),
+                    crate::service::changes::token(webhook.delivered),
+                    webhook.url,
+                    webhook.last_error.as_deref().unwrap_or("")
+                );
+            }
+            Ok(())
+        }
+        WebhookCommand::Remove {
+            id,
+            data_dir,
+            cluster,
+        } => {
+            let calendar = open(&data_dir, &cluster)?;
+            let webhook = webhooks::remove(calendar.store(), OPERATOR, id).map_err(failed)?;
+            println!("removed webhook {} for {}", webhook.id, webhook.url);
+            Ok(())
+        }
+        WebhookCommand::Resume {
+            id,
+            data_dir,
+            cluster,
+        } => {
+            let calendar = open(&data_dir, &cluster)?;
+            let webhook = webhooks::resume(calendar.store(), OPERATOR, id).map_err(failed)?;
+            println!("resumed webhook {} for {}", webhook.id, webhook.url);
+            Ok(())
+        }
+    }
+}
+
+/// What a refused command line use case says.
+fn service_message(e: crate::service::ServiceError) -> String {
+    match e {
+        crate::service::ServiceError::Invalid(refusals) => refusals
+            .iter()
+            .map(|(name, why)| format!("{name} {}", why.reason))
+            .collect::<Vec<_>>()
+            .join("; "),
+        other => format!("{other:?}"),
     }
 }
 

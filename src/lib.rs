@@ -13,6 +13,7 @@ pub mod cli;
 pub mod cluster;
 pub mod config;
 pub mod datadir;
+mod delivery;
 pub mod generate;
 pub mod http;
 pub mod index;

@@ -37,6 +37,8 @@ const RESIDENT_MEMORY: &str = "almanac_process_resident_memory_bytes";
 const MIRROR_LAST_RUN: &str = "almanac_mirror_last_run_timestamp_seconds";
 const MIRROR_LAST_OK: &str = "almanac_mirror_last_run_ok";
 const MIRROR_RECORDS: &str = "almanac_mirror_last_run_records";
+const WEBHOOK_DELIVERIES: &str = "almanac_webhook_deliveries_total";
+const WEBHOOKS: &str = "almanac_webhooks";
 
 /// The caches whose hits and misses are counted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -152,6 +154,17 @@ fn describe() {
         MIRROR_RECORDS,
         "Scheduled mirrors: the events each feed's last run added, updated, left unchanged, trashed and refused."
     );
+    describe_counter!(
+        WEBHOOK_DELIVERIES,
+        "Webhook deliveries, by outcome (delivered, failed)."
+    );
+    describe_gauge!(
+        WEBHOOKS,
+        "Webhook endpoints whose deliveries fail: still tried (retrying) or suspended until resumed (failing)."
+    );
+    for outcome in ["delivered", "failed"] {
+        counter!(WEBHOOK_DELIVERIES, "outcome" => outcome).absolute(0);
+    }
     for cache in [Cache::Representations, Cache::Feeds, Cache::Responses] {
         counter!(CACHE_HITS, "cache" => cache.label()).absolute(0);
         counter!(CACHE_MISSES, "cache" => cache.label()).absolute(0);
@@ -265,6 +278,18 @@ pub(crate) fn mirror_run(source: &str, ok: bool, summary: Option<&crate::transfe
             gauge!(MIRROR_RECORDS, "feed" => source.clone(), "outcome" => outcome).set(n as f64);
         }
     }
+}
+
+/// A webhook delivery ended: accepted (`ok`) or failed.
+pub(crate) fn webhook_delivery(ok: bool) {
+    let outcome = if ok { "delivered" } else { "failed" };
+    counter!(WEBHOOK_DELIVERIES, "outcome" => outcome).increment(1);
+}
+
+/// How many webhook endpoints are suspended (`failing`) and failing but still tried.
+pub(crate) fn webhooks(failing: usize, retrying: usize) {
+    gauge!(WEBHOOKS, "state" => "failing").set(failing as f64);
+    gauge!(WEBHOOKS, "state" => "retrying").set(retrying as f64);
 }
 
 pub(crate) fn throttled(what: Throttled) {

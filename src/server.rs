@@ -38,6 +38,8 @@ pub(crate) struct ServeOptions {
     pub mirrors: Vec<crate::transfer::ical::MirrorSpec>,
     /// How long the change feed remembers deletions.
     pub change_retention: Duration,
+    /// How long a webhook endpoint may fail before it is suspended.
+    pub webhook_retry_period: Duration,
 }
 
 /// Runs a mirror of an iCalendar feed at start-up and then every `spec.every` (see
@@ -334,6 +336,15 @@ async fn run(
             }
         }
     });
+
+    tokio::spawn(crate::delivery::run(
+        state.store.clone(),
+        crate::delivery::DeliveryOptions {
+            namespace: crate::http::links::Links::new(public_url.as_str().into(), None).namespace(),
+            cluster: options.cluster.clone(),
+            retry_period: options.webhook_retry_period,
+        },
+    ));
 
     for spec in options.mirrors.clone() {
         tokio::spawn(keep_mirror(

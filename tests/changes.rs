@@ -707,89 +707,77 @@ fn a_generated_calendar_is_in_the_feed_whole() {
 #[test]
 fn cluster_nodes_answer_the_same_feed_and_take_each_others_tokens() {
     let pg = Postgres::start();
+    let out = almanac([
+        "user",
+        "add",
+        ADMIN.name,
+        "--role",
+        ADMIN.role,
+        "--password",
+        ADMIN.password,
+        "--cluster",
+        &pg.url(),
+    ])
+    .run();
+    assert_eq!(out.code, Some(0), "{}", out.describe());
     let tmp = tempfile::tempdir().unwrap();
     let (a_dir, b_dir) = (tmp.path().join("a"), tmp.path().join("b"));
     let cluster =
         |dir: &Path| Server::start(serve_cmd(dir).args(["--cluster", &pg.url()]), None, "node");
-    let a = cluster(&a_dir);
-    let password = a
-        .initial_admin_password
-        .clone()
-        .expect("the first node makes the admin");
+    let mut a = cluster(&a_dir);
     let b = cluster(&b_dir);
-    let send = |srv: &Server, method: &str, path: &str, body: Value| -> Resp {
-        srv.req(method, path)
-            .auth("admin", &password)
-            .json_body(&body)
-            .send()
-    };
+    // Random writes of every kind, alternating between the nodes; a client follows node B
+    // midway and node A at the end.
     let mut rng = Rng::from_entropy();
-    let mut tags = Vec::new();
-    let mut midway = None;
-    for step in 0..40 {
-        let srv = if step % 2 == 0 { &a } else { &b };
-        if tags.is_empty() || rng.below(3) > 0 {
-            let r = send(
-                srv,
-                "POST",
-                &format!("{NS}/tags"),
-                json!({"name": unique_word(&mut rng)}),
-            );
-            assert_eq!(r.status, 201, "{}", r.describe());
-            tags.push(r.json()["id"].as_u64().unwrap());
-        } else {
-            let i = rng.below(tags.len() as u64) as usize;
-            let id = tags.remove(i);
-            let r = send(
-                srv,
-                "DELETE",
-                &format!("{NS}/tags/{id}?force=true"),
-                json!({}),
-            );
-            assert_eq!(r.status, 200, "{}", r.describe());
-        }
-        let r = send(
-            srv,
-            "POST",
-            &format!("{NS}/events"),
-            json!({"title": unique_word(&mut rng),
-            "start_date": "2027-08-01 10:00:00", "end_date": "2027-08-01 11:00:00", "status": "publish"}),
-        );
-        assert_eq!(r.status, 201, "{}", r.describe());
-        if step == 20 {
-            let at: u64 = r.header("x-cal-seq").unwrap().parse().unwrap();
-            let page = srv
-                .req("GET", &format!("{NS}/changes?per_page=500"))
-                .header("X-Cal-Min-Seq", &at.to_string())
-                .send();
-            midway = Some(page.json()["next_token"].as_str().unwrap().to_string());
+    let mut made = Made::default();
+    let mut midway = Replica::default();
+    for step in 0..80 {
+        random_write(if step % 2 == 0 { &a } else { &b }, &mut rng, &mut made);
+        if step == 40 {
+            await_same_position(&a, &b);
+            midway.sync(&b, Some(&ADMIN), 9);
         }
     }
-    let head = |srv: &Server| srv.get("/healthz").json()["position"].as_u64().unwrap();
-    let target = head(&a).max(head(&b));
-    let feed = |srv: &Server, since: Option<&str>| -> Value {
-        let path = match since {
-            Some(token) => format!("{NS}/changes?per_page=500&since={token}"),
-            None => format!("{NS}/changes?per_page=500"),
-        };
-        let mut page = srv
-            .req("GET", &path)
-            .header("X-Cal-Min-Seq", &target.to_string())
-            .send()
-            .json();
-        // The dates are the writers' clocks, the same on both nodes; records' links too.
+    await_same_position(&a, &b);
+    midway.sync(&a, Some(&ADMIN), 9);
+    let feed = |srv: &Server| -> Vec<Value> {
+        let page = srv.get_ok(
+            &format!("{NS}/changes?per_page=500&context=export"),
+            Some(&ADMIN),
+        );
+        // The records' links name each node's own address: the entries are compared.
         page["changes"]
-            .as_array_mut()
+            .as_array()
             .unwrap()
-            .iter_mut()
-            .for_each(|c| {
-                c.as_object_mut().unwrap().remove("record");
-            });
-        page
+            .iter()
+            .map(|c| json!([c["token"], c["kind"], c["id"], c["action"], c["date_utc"]]))
+            .collect()
     };
-    assert_eq!(feed(&a, None), feed(&b, None));
-    let midway = midway.unwrap();
-    let from_a = feed(&a, Some(&midway));
-    assert_eq!(from_a, feed(&b, Some(&midway)));
-    assert!(!from_a["changes"].as_array().unwrap().is_empty());
+    assert_eq!(feed(&a), feed(&b), "both nodes give the same feed");
+    let mut fresh = Replica::default();
+    fresh.sync(&b, Some(&ADMIN), 500);
+    assert_eq!(midway.summary(), fresh.summary());
+    assert_eq!(midway.token, fresh.token);
+    stop(&mut a);
+    assert_eq!(
+        fresh.summary(),
+        exported(&a_dir),
+        "the feed's state is the export's"
+    );
+    drop(b);
+}
+
+/// Waits until both nodes have applied every write either of them acknowledged.
+fn await_same_position(a: &Server, b: &Server) {
+    let position = |srv: &Server| srv.get("/healthz").json()["position"].as_u64().unwrap();
+    let target = position(a).max(position(b));
+    for srv in [a, b] {
+        let reached = poll(
+            Duration::from_secs(10),
+            Duration::from_millis(20),
+            || position(srv),
+            |p| *p >= target,
+        );
+        assert!(reached >= target, "position {target} never reached");
+    }
 }

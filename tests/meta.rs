@@ -724,7 +724,7 @@ fn doc(l: &str) -> (Resp, Value) {
 
 /// The plugin's documented paths, plus almanac's administrators-only reindex route (an
 /// extension, documented in `/doc` but not part of the plugin's catalogue).
-const DOC_PATHS: [&str; 20] = [
+const DOC_PATHS: [&str; 22] = [
     "/",
     "/doc",
     "/events.ics",
@@ -745,6 +745,8 @@ const DOC_PATHS: [&str; 20] = [
     "/tags/{id}",
     "/index/rebuild",
     "/changes",
+    "/webhooks",
+    "/webhooks/{id}",
 ];
 
 /// Expected `(method, operationId)` pairs of a documented path.
@@ -765,6 +767,18 @@ fn expected_operations(path: &str) -> Vec<(&'static str, String)> {
         "/index/rebuild" => vec![("post", "rebuildIndex".into())],
         // The change feed (docs/api.md, "Following changes"): read-only.
         "/changes" => vec![("get", "listChanges".into())],
+        // Webhooks (docs/api.md, "Webhooks"): administrators only.
+        "/webhooks" => vec![
+            ("get", "listWebhooks".into()),
+            ("post", "createWebhook".into()),
+        ],
+        "/webhooks/{id}" => vec![
+            ("get", "getWebhook".into()),
+            ("post", "resumeWebhook".into()),
+            ("put", "resumeWebhookPut".into()),
+            ("patch", "resumeWebhookPatch".into()),
+            ("delete", "deleteWebhook".into()),
+        ],
         // Calendar feeds (docs/api.md, "Calendar feeds"): read-only.
         "/events.ics" => vec![("get", "listEventsCalendar".into())],
         "/events/{id}.ics" => vec![("get", "getEventCalendar".into())],

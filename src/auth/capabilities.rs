@@ -62,6 +62,13 @@ pub(crate) const VISITOR: Caller = Caller::User {
     role: Role::Contributor,
 };
 
+/// The command line, run by whoever operates the data directory or the cluster: an
+/// administrator who is no user and owns no record.
+pub(crate) const OPERATOR: Caller = Caller::User {
+    id: u64::MAX,
+    role: Role::Administrator,
+};
+
 impl Caller {
     pub(crate) fn has(self, cap: Capability) -> bool {
         match self {
@@ -72,6 +79,17 @@ impl Caller {
 
     pub(crate) fn is_authenticated(self) -> bool {
         matches!(self, Caller::User { .. })
+    }
+
+    /// Whether the caller administers the site (webhooks, the index, users).
+    pub(crate) fn administers(self) -> bool {
+        matches!(
+            self,
+            Caller::User {
+                role: Role::Administrator,
+                ..
+            }
+        )
     }
 
     fn is(self, owner: u64) -> bool {

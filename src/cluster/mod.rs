@@ -459,6 +459,8 @@ pub(crate) struct Replica {
 pub(crate) enum ReplicaScope {
     /// Users and the user ID sequence (`user` commands).
     Users,
+    /// Webhook endpoints, their ID sequence and the journal's head (`webhook` commands).
+    Webhooks,
     /// Everything (`import`, `export`).
     Calendar,
 }
@@ -470,6 +472,10 @@ impl Replica {
             ReplicaScope::Users => {
                 "row_key LIKE 'user/%' OR row_key LIKE 'user-name/%' \
                  OR row_key = 'sequence/seq.users'"
+            }
+            ReplicaScope::Webhooks => {
+                "row_key LIKE 'webhook/%' OR row_key = 'sequence/seq.webhooks' \
+                 OR row_key = 'sequence/seq.changes'"
             }
             ReplicaScope::Calendar => "true",
         })?;

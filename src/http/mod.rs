@@ -154,6 +154,7 @@ fn route_table() -> Vec<routes::Route> {
     all.extend(resources::terms::routes(Kind::Category));
     all.extend(resources::terms::routes(Kind::Tag));
     all.extend(resources::changes::routes());
+    all.extend(resources::webhooks::routes());
     all
 }
 

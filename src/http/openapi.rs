@@ -595,6 +595,25 @@ fn resource_schemas() -> Value {
             }),
             &["changes"],
         ),
+        "Webhook": object(
+            json!({
+                "id": {"type": "integer"},
+                "url": s,
+                "kinds": {"type": "array", "items": s},
+                "state": {"type": "string", "enum": ["active", "retrying", "failing"]},
+                "delivered_token": s,
+                "attempts": {"type": "integer"},
+                "failing_since": {"type": ["string", "null"]},
+                "last_error": {"type": ["string", "null"]},
+                "created_utc": s,
+                "secret": s,
+            }),
+            &["id", "url", "kinds", "state", "delivered_token", "attempts", "failing_since", "last_error", "created_utc"],
+        ),
+        "WebhookList": object(
+            json!({"webhooks": {"type": "array", "items": {"$ref": "#/components/schemas/Webhook"}}}),
+            &["webhooks"],
+        ),
         "DateDetails": details,
         "CostDetails": object(
             json!({"currency_symbol": s, "currency_code": s, "currency_position": {"type": "string", "enum": ["prefix", "postfix", ""]}, "values": {"type": "array", "items": s}}),

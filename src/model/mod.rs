@@ -81,6 +81,17 @@ impl Kind {
         }
     }
 
+    /// The API's collection of the kind (`events`, `categories`, …).
+    pub(crate) fn collection(self) -> &'static str {
+        match self {
+            Kind::Event => "events",
+            Kind::Venue => "venues",
+            Kind::Organizer => "organizers",
+            Kind::Category => "categories",
+            Kind::Tag => "tags",
+        }
+    }
+
     /// The kind of a [`Kind::name`].
     pub(crate) fn from_name(name: &str) -> Option<Kind> {
         Kind::ALL.into_iter().find(|k| k.name() == name)
@@ -98,6 +109,7 @@ pub(crate) enum Sequence {
     /// The newest journal position whose deletion was forgotten (retention): a change
     /// feed token before it is expired. Only raised, like an ID sequence.
     ChangesHorizon,
+    Webhooks,
 }
 
 impl Sequence {
@@ -108,6 +120,7 @@ impl Sequence {
             Sequence::Users => "seq.users",
             Sequence::Changes => "seq.changes",
             Sequence::ChangesHorizon => "changes.horizon",
+            Sequence::Webhooks => "seq.webhooks",
         }
     }
 }
@@ -206,3 +219,4 @@ pub mod post;
 pub mod series;
 pub mod session;
 pub mod term;
+pub mod webhook;

@@ -10,7 +10,7 @@ use super::{posts, Request, ServiceError, ServiceResult};
 use crate::index::SearchIndex;
 use crate::model::event::Event;
 use crate::model::journal::Journaled;
-use crate::model::post::{Organizer, Venue};
+use crate::model::post::{Organizer, PostMeta, Venue};
 use crate::model::term::Term;
 use crate::model::{Kind, Status};
 use crate::store::{Reads, Store};
@@ -163,10 +163,7 @@ fn seen(
     term_counts: &std::collections::HashMap<Kind, std::collections::HashMap<u64, u64>>,
 ) -> ServiceResult<Seen> {
     let (caller, now, id) = (request.caller, request.now, journaled.id);
-    let readable = |meta: &crate::model::post::PostMeta| {
-        // A trashed record is gone for readers; editors who may list the trash see it there.
-        (meta.status != Status::Trash || unlock.export) && posts::can_read(caller, meta, now)
-    };
+    let readable = |meta: &PostMeta| visible(meta, request, unlock);
     Ok(match journaled.kind {
         Kind::Event => match rx.get_record::<Event>(Kind::Event, id)? {
             Some(event) if readable(&event.post) => {
@@ -194,6 +191,29 @@ fn seen(
             }
             None => Seen::Removed,
         },
+    })
+}
+
+/// Whether the caller may read a post-kind record in the feed: a trashed record is gone for
+/// readers; editors who may list the trash see it in the export form.
+fn visible(meta: &PostMeta, request: &Request, unlock: &Unlock) -> bool {
+    (meta.status != Status::Trash || unlock.export)
+        && posts::can_read(request.caller, meta, request.now)
+}
+
+/// Whether the caller may read the journaled record now, outside the export form.
+pub(crate) fn readable(
+    rx: &impl Reads,
+    request: &Request,
+    journaled: &Journaled,
+) -> ServiceResult<bool> {
+    Ok(match journaled.kind {
+        Kind::Category | Kind::Tag => rx
+            .get_record::<Term>(journaled.kind, journaled.id)?
+            .is_some(),
+        kind => rx
+            .get_record::<PostMeta>(kind, journaled.id)?
+            .is_some_and(|meta| visible(&meta, request, &Unlock::default())),
     })
 }
 

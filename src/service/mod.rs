@@ -10,6 +10,7 @@ pub(crate) mod series;
 pub(crate) mod sessions;
 pub(crate) mod terms;
 pub mod users;
+pub(crate) mod webhooks;
 
 use crate::auth::Caller;
 use crate::model::{Kind, Language};

@@ -83,6 +83,11 @@ pub(crate) enum Change {
         source: String,
         token: Option<String>,
     },
+    /// A webhook endpoint, codec-encoded.
+    Webhook {
+        id: u64,
+        value: Option<Vec<u8>>,
+    },
     /// A change journal entry, by position, codec-encoded.
     Journal {
         seq: u64,
@@ -120,6 +125,7 @@ impl Change {
             Change::FeedItem { key, .. } => format!("feed-item/{key}"),
             Change::Journal { seq, .. } => format!("journal/{seq}"),
             Change::SyncToken { source, .. } => format!("sync-token/{source}"),
+            Change::Webhook { id, .. } => format!("webhook/{id}"),
         }
     }
 
@@ -139,6 +145,7 @@ impl Change {
                 | Change::FeedItem { value: None, .. }
                 | Change::Journal { value: None, .. }
                 | Change::SyncToken { token: None, .. }
+                | Change::Webhook { value: None, .. }
         )
     }
 }

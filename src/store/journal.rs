@@ -240,6 +240,12 @@ impl WriteTx<'_> {
         })
     }
 
+    /// The newest journal position.
+    pub(crate) fn journal_head(&mut self) -> StoreResult<u64> {
+        let key = Sequence::Changes.key();
+        Ok(self.meta_mut()?.get(key)?.map_or(0, |v| v.value()))
+    }
+
     /// Journals as created up to `limit` stored records that have no entry (those written
     /// before the journal existed), continuing where the last call stopped; how many.
     pub(crate) fn seed_journal(&mut self, limit: usize) -> StoreResult<usize> {

@@ -13,6 +13,7 @@ use crate::model::feed::{FeedItem, FeedValidators};
 use crate::model::post::Image;
 use crate::model::series::{OccurrenceOf, Series, SeriesHorizon};
 use crate::model::session::Session;
+use crate::model::webhook::Webhook;
 use crate::model::{Kind, Language, Role, Sequence, User};
 use chrono::NaiveDateTime;
 use redb::{Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition};
@@ -52,6 +53,8 @@ const REVISIONS: TableDefinition<u64, u64> = TableDefinition::new("revisions");
 const SESSIONS: TableDefinition<&str, &[u8]> = TableDefinition::new("sessions");
 /// The events copied from iCalendar feeds, by feed and UID (see `crate::model::feed`).
 const FEED_ITEMS: TableDefinition<&str, &[u8]> = TableDefinition::new("feed_items");
+/// Webhook endpoints by ID (see `crate::model::webhook`).
+const WEBHOOKS: TableDefinition<u64, &[u8]> = TableDefinition::new("webhooks");
 /// Source → the change feed token a copy of another almanac reached (`import --from`).
 const SYNC_TOKENS: TableDefinition<&str, &str> = TableDefinition::new("sync_tokens");
 const OUTBOX_SEQUENCE: &str = "seq.outbox";
@@ -255,6 +258,7 @@ impl Store {
             tx.sessions()?;
             tx.feed_items_table()?;
             tx.sync_tokens()?;
+            tx.webhooks_table()?;
             tx.journal_tables()?;
             for kind in Kind::ALL {
                 tx.records(kind)?;
@@ -445,6 +449,7 @@ impl Store {
             exclusive(open.txn, &mut open.sessions, SESSIONS)?.retain(|_, _| false)?;
             exclusive(open.txn, &mut open.feed_items, FEED_ITEMS)?.retain(|_, _| false)?;
             exclusive(open.txn, &mut open.sync_tokens, SYNC_TOKENS)?.retain(|_, _| false)?;
+            exclusive(open.txn, &mut open.webhooks, WEBHOOKS)?.retain(|_, _| false)?;
             exclusive(open.txn, &mut open.journal, journal::JOURNAL)?.retain(|_, _| false)?;
             exclusive(open.txn, &mut open.journal_latest, journal::JOURNAL_LATEST)?
                 .retain(|_, _| false)?;
@@ -634,6 +639,9 @@ pub trait Reads {
     fn feed_validators(&self, source: &str) -> StoreResult<Option<FeedValidators>>;
     /// The change feed token the copy of `source` reached.
     fn sync_token(&self, source: &str) -> StoreResult<Option<String>>;
+    /// Every webhook endpoint, by ID.
+    fn webhooks(&self) -> StoreResult<Vec<Webhook>>;
+    fn webhook(&self, id: u64) -> StoreResult<Option<Webhook>>;
 }
 
 /// Read methods shared by write and read transactions: both kinds of redb transaction open
@@ -790,6 +798,23 @@ macro_rules! read_methods {
             })
         }
 
+        fn webhooks(&self) -> StoreResult<Vec<Webhook>> {
+            let mut out = Vec::new();
+            for entry in self.webhooks_table()?.iter()? {
+                out.push(codec::decode(entry?.1.value())?);
+            }
+            Ok(out)
+        }
+
+        fn webhook(&self, id: u64) -> StoreResult<Option<Webhook>> {
+            let table = self.webhooks_table()?;
+            let found = table.get(id)?;
+            Ok(match found {
+                Some(bytes) => Some(codec::decode(bytes.value())?),
+                None => None,
+            })
+        }
+
         fn sync_token(&self, source: &str) -> StoreResult<Option<String>> {
             let table = self.sync_tokens()?;
             let found = table.get(source)?;
@@ -845,6 +870,7 @@ struct OpenTables<'t> {
     sessions: OnceCell<redb::Table<'t, &'static str, &'static [u8]>>,
     feed_items: OnceCell<redb::Table<'t, &'static str, &'static [u8]>>,
     sync_tokens: OnceCell<redb::Table<'t, &'static str, &'static str>>,
+    webhooks: OnceCell<RecordTable<'t>>,
     journal: OnceCell<RecordTable<'t>>,
     journal_latest: OnceCell<redb::Table<'t, (&'static str, u64), u64>>,
     journal_deletions: OnceCell<redb::Table<'t, u64, i64>>,
@@ -869,6 +895,7 @@ impl<'t> OpenTables<'t> {
             sessions: OnceCell::new(),
             feed_items: OnceCell::new(),
             sync_tokens: OnceCell::new(),
+            webhooks: OnceCell::new(),
             journal: OnceCell::new(),
             journal_latest: OnceCell::new(),
             journal_deletions: OnceCell::new(),
@@ -991,6 +1018,18 @@ impl<'t> WriteTx<'t> {
 
     fn sync_tokens(&self) -> StoreResult<&redb::Table<'t, &'static str, &'static str>> {
         shared(self.open.txn, &self.open.sync_tokens, SYNC_TOKENS)
+    }
+
+    fn webhooks_table(&self) -> StoreResult<&RecordTable<'t>> {
+        shared(self.open.txn, &self.open.webhooks, WEBHOOKS)
+    }
+
+    /// Stores (or with `None` removes) the webhook endpoint `id`.
+    pub(crate) fn set_webhook(&mut self, id: u64, webhook: Option<&Webhook>) -> StoreResult<()> {
+        self.change(Change::Webhook {
+            id,
+            value: webhook.map(codec::encode),
+        })
     }
 
     /// Keeps (or with `None` forgets) the change feed token the copy of `source` reached.
@@ -1278,6 +1317,13 @@ impl WriteTx<'_> {
                     None => table.remove(key.as_str())?,
                 };
             }
+            Change::Webhook { id, value } => {
+                let table = exclusive(open.txn, &mut open.webhooks, WEBHOOKS)?;
+                match value {
+                    Some(bytes) => table.insert(*id, bytes.as_slice())?,
+                    None => table.remove(*id)?,
+                };
+            }
             Change::SyncToken { source, token } => {
                 let table = exclusive(open.txn, &mut open.sync_tokens, SYNC_TOKENS)?;
                 match token {
@@ -1439,6 +1485,10 @@ impl ReadTx {
     fn sync_tokens(&self) -> StoreResult<redb::ReadOnlyTable<&'static str, &'static str>> {
         Ok(self.txn.open_table(SYNC_TOKENS)?)
     }
+
+    fn webhooks_table(&self) -> StoreResult<redb::ReadOnlyTable<u64, &'static [u8]>> {
+        Ok(self.txn.open_table(WEBHOOKS)?)
+    }
 }
 
 impl ReadTx {
@@ -1587,6 +1637,13 @@ impl ReadTx {
             let (key, value) = entry.map_err(StoreError::from)?;
             f(Change::FeedItem {
                 key: key.value().to_string(),
+                value: Some(value.value().to_vec()),
+            })?;
+        }
+        for entry in self.webhooks_table()?.iter().map_err(StoreError::from)? {
+            let (id, value) = entry.map_err(StoreError::from)?;
+            f(Change::Webhook {
+                id: id.value(),
                 value: Some(value.value().to_vec()),
             })?;
         }

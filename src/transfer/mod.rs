@@ -39,13 +39,7 @@ use crate::model::Kind;
 
 /// The REST collection a line's record belongs to.
 fn collection(kind: Kind) -> &'static str {
-    match kind {
-        Kind::Event => "events",
-        Kind::Venue => "venues",
-        Kind::Organizer => "organizers",
-        Kind::Category => "categories",
-        Kind::Tag => "tags",
-    }
+    kind.collection()
 }
 
 fn kind_of_collection(name: &str) -> Option<Kind> {

@@ -6,6 +6,7 @@ pub(crate) mod events;
 pub(crate) mod feeds;
 pub(crate) mod linked;
 pub(crate) mod terms;
+pub(crate) mod webhooks;
 
 use crate::http::params::{ParamKind, ParamSpec, Params};
 use crate::http::Context;
