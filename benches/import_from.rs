@@ -124,7 +124,7 @@ fn main() {
     println!("|---|---|---|---|---|");
     for row in &rows {
         println!(
-            "| {} | {} | {:.1} s | {:.0} | {:.0} MiB |",
+            "| {} | {} | {:.3} s | {:.0} | {:.0} MiB |",
             row["run"].as_str().unwrap_or_default(),
             row["summary"].as_str().unwrap_or_default(),
             row["seconds"].as_f64().unwrap_or_default(),

@@ -671,3 +671,53 @@ fn a_feed_behind_http_basic_is_read_with_user() {
         out.describe()
     );
 }
+
+#[test]
+fn an_export_carries_the_mirror_so_that_a_restored_copy_updates_its_events() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (original, restored) = (tmp.path().join("original"), tmp.path().join("restored"));
+    let feed = Arc::new(Mutex::new(GOOGLE.to_string()));
+    let url = serve_feed(feed.clone());
+    let first = import(&original, &url, &["--mirror"]);
+    assert!(
+        first.stdout.starts_with("added 4, "),
+        "{}",
+        first.describe()
+    );
+    let dump = tmp.path().join("dump.jsonl");
+    let out = almanac(["export", "--output"])
+        .arg(dump.to_str().unwrap())
+        .arg("--data-dir")
+        .arg(original.to_str().unwrap())
+        .run();
+    assert_eq!(out.code, Some(0), "{}", out.describe());
+    assert!(
+        out.stderr.contains(", 5 feed mappings"),
+        "{}",
+        out.describe()
+    );
+    let out = almanac(["import"])
+        .arg(dump.to_str().unwrap())
+        .arg("--data-dir")
+        .arg(restored.to_str().unwrap())
+        .run();
+    assert_eq!(out.code, Some(0), "{}", out.describe());
+    assert!(
+        out.stdout.contains(", 5 feed mappings"),
+        "{}",
+        out.describe()
+    );
+    // The restored copy knows what the feed's UIDs became: a changed feed updates them.
+    *feed.lock().unwrap() = GOOGLE.replace("SUMMARY:Book fair", "SUMMARY:Book fair, moved");
+    let again = import(&restored, &url, &["--mirror"]);
+    assert_eq!(
+        again.stdout.trim(),
+        "added 0, updated 1, unchanged 3, trashed 0, refused 2",
+        "{}",
+        again.describe()
+    );
+    add_user(&restored, &ADMIN);
+    let all = events(&restored);
+    assert_eq!(titled(&all, "Book fair, moved").len(), 1, "{all:?}");
+    assert!(titled(&all, "Book fair").is_empty());
+}

@@ -637,6 +637,8 @@ pub trait Reads {
     fn feed_items(&self, source: &str) -> StoreResult<Vec<(String, FeedItem)>>;
     /// The validators of the feed `source`'s last answer read whole.
     fn feed_validators(&self, source: &str) -> StoreResult<Option<FeedValidators>>;
+    /// Every feed the store holds events or validators of.
+    fn feed_sources(&self) -> StoreResult<Vec<String>>;
     /// The change feed token the copy of `source` reached.
     fn sync_token(&self, source: &str) -> StoreResult<Option<String>>;
     /// Every webhook endpoint, by ID.
@@ -787,6 +789,18 @@ macro_rules! read_methods {
                 }
             }
             Ok(out)
+        }
+
+        fn feed_sources(&self) -> StoreResult<Vec<String>> {
+            let mut sources: Vec<String> = Vec::new();
+            for entry in self.feed_items_table()?.iter()? {
+                let (key, _) = entry?;
+                let source = key.value().split('\n').next().unwrap_or_default();
+                if sources.last().map(String::as_str) != Some(source) {
+                    sources.push(source.to_string());
+                }
+            }
+            Ok(sources)
         }
 
         fn feed_validators(&self, source: &str) -> StoreResult<Option<FeedValidators>> {

@@ -1,6 +1,6 @@
 //! `almanac export`: every record as a JSON line (see the module above for the format).
 
-use super::{collection, KindCounts};
+use super::{collection, KindCounts, FEED_LINES};
 use crate::http::links::Links;
 use crate::http::render::{self, EventParts, LinkedContext};
 use crate::http::resources::linked::LinkedResource;
@@ -76,6 +76,7 @@ pub(crate) fn export<W: Write>(
         }
         Ok(())
     })?;
+    exporter.feeds()?;
     exporter.out.flush()?;
     Ok(exporter.counts)
 }
@@ -89,6 +90,37 @@ impl<W: Write> Exporter<'_, W> {
         .map_err(std::io::Error::from)?;
         self.out.write_all(b"\n")?;
         self.counts.add(kind);
+        Ok(())
+    }
+
+    /// What iCalendar mirrors know of their feeds: validators, then each UID's event.
+    fn feeds(&mut self) -> Result<(), ExportError> {
+        for source in self.rx.feed_sources()? {
+            if let Some(validators) = self.rx.feed_validators(&source)? {
+                let data = json!({"source": source, "etag": validators.etag,
+                                  "last_modified": validators.last_modified});
+                self.feed_line(FEED_LINES[0], data)?;
+            }
+            for (uid, item) in self.rx.feed_items(&source)? {
+                let instances: Vec<String> = item
+                    .instances
+                    .iter()
+                    .map(|at| at.format("%Y-%m-%d %H:%M:%S").to_string())
+                    .collect();
+                let data = json!({"source": source, "uid": uid, "event": item.event,
+                                  "fingerprint": item.fingerprint.to_string(),
+                                  "instances": instances});
+                self.feed_line(FEED_LINES[1], data)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn feed_line(&mut self, resource: &str, data: Value) -> Result<(), ExportError> {
+        serde_json::to_writer(&mut *self.out, &json!({"resource": resource, "data": data}))
+            .map_err(std::io::Error::from)?;
+        self.out.write_all(b"\n")?;
+        self.counts.feed_lines += 1;
         Ok(())
     }
 

@@ -1,6 +1,6 @@
 //! `almanac import FILE`: loads JSON lines written by `almanac export` (module docs above).
 
-use super::{kind_of_collection, KindCounts};
+use super::{kind_of_collection, KindCounts, FEED_LINES};
 use crate::model::event::Event;
 use crate::model::post::{GeoPoint, Image, Organizer, PostMeta, Venue};
 use crate::model::series::{Occurrence, OccurrenceOf, OccurrenceState};
@@ -123,7 +123,8 @@ pub(crate) fn import(
                     continue;
                 }
                 match load_line(tx, line, &rules, &mut known) {
-                    Ok(kind) => counts.add(kind),
+                    Ok(Some(kind)) => counts.add(kind),
+                    Ok(None) => counts.feed_lines += 1,
                     Err(RecordError::Refused(reason)) => on_reject(Rejection {
                         line: *number,
                         reason,
@@ -163,26 +164,96 @@ pub(crate) type KnownLanguages = HashMap<(Kind, u64), Language>;
 
 /// Validates one line against the store (and the lines before it in this transaction), then
 /// writes it. Every check comes before the first write, so a refused line leaves nothing.
+/// Returns the kind of the record loaded (`None`: a feed line).
 fn load_line(
     tx: &mut WriteTx,
     line: &str,
     rules: &LoadRules,
     known: &mut KnownLanguages,
-) -> RecordResult<Kind> {
+) -> RecordResult<Option<Kind>> {
     let parsed: Line = serde_json::from_str(line).map_err(|e| format!("not a JSON object: {e}"))?;
     let resource = parsed
         .resource
         .as_ref()
         .and_then(Value::as_str)
         .ok_or("`resource` must be a string")?;
+    if FEED_LINES.contains(&resource) {
+        load_feed_line(tx, resource, line)?;
+        return Ok(None);
+    }
     let kind = kind_of_collection(resource).ok_or_else(|| {
-        format!("unknown resource {resource:?} (categories, tags, venues, organizers, events)")
+        format!(
+            "unknown resource {resource:?} (categories, tags, venues, organizers, events, \
+             feed_sources, feed_items)"
+        )
     })?;
     let Some(Data(Some(data))) = parsed.data else {
         return Err("`data` must be an object".into());
     };
     load_fields(tx, kind, &data, rules, known)?;
-    Ok(kind)
+    Ok(Some(kind))
+}
+
+/// A `feed_sources` or `feed_items` line (see `FEED_LINES`): what an iCalendar mirror knows of
+/// its feed, each UID naming an event the lines before loaded.
+fn load_feed_line(tx: &mut WriteTx, resource: &str, line: &str) -> RecordResult<()> {
+    let parsed: Value = serde_json::from_str(line).map_err(|e| format!("not JSON: {e}"))?;
+    let data = parsed.get("data").ok_or("`data` must be an object")?;
+    let text = |key: &str| data.get(key).and_then(Value::as_str);
+    let optional = |key: &str| -> RecordResult<Option<String>> {
+        match data.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(_) => Err(format!("`{key}` must be a string or null").into()),
+        }
+    };
+    let source = text("source")
+        .filter(|s| !s.is_empty() && !s.contains('\n'))
+        .ok_or("`source` must be a feed's address")?;
+    if resource == FEED_LINES[0] {
+        let validators = crate::model::feed::FeedValidators {
+            etag: optional("etag")?,
+            last_modified: optional("last_modified")?,
+        };
+        tx.set_feed_validators(source, &validators)?;
+        return Ok(());
+    }
+    let uid = text("uid")
+        .filter(|u| !u.is_empty())
+        .ok_or("`uid` must be a non-empty string")?;
+    let event = data
+        .get("event")
+        .and_then(Value::as_u64)
+        .ok_or("`event` must be an event ID")?;
+    if tx
+        .get_record::<crate::model::post::PostMeta>(Kind::Event, event)?
+        .is_none()
+    {
+        return Err(format!("`event` {event} names no event loaded before").into());
+    }
+    let fingerprint = text("fingerprint")
+        .and_then(|f| f.parse().ok())
+        .ok_or("`fingerprint` must be a number in a string")?;
+    let mut instances = Vec::new();
+    for instance in data
+        .get("instances")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let at = instance
+            .as_str()
+            .and_then(|s| NaiveDateTime::parse_from_str(s, "%Y-%m-%d %H:%M:%S").ok())
+            .ok_or("`instances` must hold dates as YYYY-MM-DD HH:MM:SS")?;
+        instances.push(at);
+    }
+    let item = crate::model::feed::FeedItem {
+        event,
+        fingerprint,
+        instances,
+    };
+    tx.set_feed_item(source, uid, Some(&item))?;
+    Ok(())
 }
 
 /// Loads one record of `kind` from its representation (a member of a list page), with the

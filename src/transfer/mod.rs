@@ -13,7 +13,8 @@
 //! followed by its exceptions (with `series_id` and `recurrence_id`); its plain and cancelled
 //! occurrences are its fields at the rule's dates and are not written. The same form answers `context=export` on the read routes
 //! (`render::export_post`, `render::export_event`). Lines are ordered so that every reference points backwards: categories
-//! (parents first), tags, venues, organizers, events.
+//! (parents first), tags, venues, organizers, events, then what iCalendar mirrors know of
+//! their feeds (`feed_sources`, `feed_items`, see [`FEED_LINES`]).
 //!
 //! Import keeps IDs, slugs, dates, statuses, authors and translation groups. Each line is
 //! validated on its own against the store and the lines before it; a refused line is
@@ -54,6 +55,8 @@ pub(crate) struct KindCounts {
     pub venues: u64,
     pub organizers: u64,
     pub events: u64,
+    /// Lines of what iCalendar mirrors know of their feeds (see [`FEED_LINES`]).
+    pub feed_lines: u64,
 }
 
 impl KindCounts {
@@ -74,6 +77,16 @@ impl std::fmt::Display for KindCounts {
             f,
             "{} events, {} venues, {} organizers, {} categories, {} tags",
             self.events, self.venues, self.organizers, self.categories, self.tags
-        )
+        )?;
+        if self.feed_lines > 0 {
+            write!(f, ", {} feed mappings", self.feed_lines)?;
+        }
+        Ok(())
     }
 }
+
+/// The resources of the lines after the events that carry what iCalendar mirrors know of
+/// their feeds: each copied UID's event (`feed_items`) and the feed's validators
+/// (`feed_sources`), so that a mirror restored from an export updates its events instead of
+/// copying them again.
+const FEED_LINES: [&str; 2] = ["feed_sources", "feed_items"];
