@@ -721,3 +721,31 @@ fn an_export_carries_the_mirror_so_that_a_restored_copy_updates_its_events() {
     assert_eq!(titled(&all, "Book fair, moved").len(), 1, "{all:?}");
     assert!(titled(&all, "Book fair").is_empty());
 }
+
+#[test]
+fn a_feed_answering_429_with_retry_after_is_waited_out() {
+    let asked = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let count = asked.clone();
+    let address = serve(move |_| {
+        if count.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0 {
+            return "HTTP/1.1 429 Too Many Requests\r\nRetry-After: 1\r\nContent-Length: 0\r\n\
+                    Connection: close\r\n\r\n"
+                .to_string();
+        }
+        format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: text/calendar\r\nContent-Length: {}\r\n\
+             Connection: close\r\n\r\n{GOOGLE}",
+            GOOGLE.len()
+        )
+    });
+    let (_tmp, dir) = fresh_data_dir(&[ADMIN]);
+    let started = std::time::Instant::now();
+    let out = import(
+        &dir,
+        &format!("http://{address}/feed.ics"),
+        &["--retries", "2"],
+    );
+    assert!(out.stdout.starts_with("added 4, "), "{}", out.describe());
+    assert!(started.elapsed() >= std::time::Duration::from_secs(1));
+    assert_eq!(asked.load(std::sync::atomic::Ordering::SeqCst), 2);
+}

@@ -108,15 +108,10 @@ fn fetch(
         .user_agent(concat!("almanac/", env!("CARGO_PKG_VERSION")))
         .build()
         .map_err(|e| format!("cannot set up an HTTP client: {e}"))?;
-    let mut tries_left = connection.retries;
-    let mut wait = connection.backoff;
-    let response = loop {
+    let answer = connection.send(|| {
         let mut request = client
             .get(&url)
             .header("Accept", "text/calendar, application/json;q=0.5, */*;q=0.1");
-        if let Some((name, password)) = &connection.user {
-            request = request.basic_auth(name, Some(password));
-        }
         if let Some(v) = validators {
             if let Some(etag) = &v.etag {
                 request = request.header("If-None-Match", etag);
@@ -125,22 +120,17 @@ fn fetch(
                 request = request.header("If-Modified-Since", date);
             }
         }
-        match request.send() {
-            Ok(r) if r.status() == reqwest::StatusCode::NOT_MODIFIED => {
-                return Ok(Fetched::Unchanged)
-            }
-            Ok(r) if r.status().is_success() => break r,
-            // Not a feed: the events API's own reading says what went wrong.
-            Ok(r) if !(r.status().is_server_error() || r.status().as_u16() == 429) => {
-                return Ok(Fetched::NotAFeed)
-            }
-            Ok(r) if tries_left == 0 => return Err(format!("{url}: {}", r.status())),
-            Err(e) if tries_left == 0 => return Err(format!("cannot reach {url}: {e}")),
-            _ => {}
+        request
+    });
+    let response = match answer {
+        Ok(r) if r.status() == reqwest::StatusCode::NOT_MODIFIED => return Ok(Fetched::Unchanged),
+        Ok(r) if r.status().is_success() => r,
+        Ok(r) if r.status().is_server_error() || r.status().as_u16() == 429 => {
+            return Err(format!("{url}: {}", r.status()))
         }
-        tries_left -= 1;
-        std::thread::sleep(wait);
-        wait *= 2;
+        // Not a feed: the events API's own reading says what went wrong.
+        Ok(_) => return Ok(Fetched::NotAFeed),
+        Err(e) => return Err(format!("cannot reach {url}: {e}")),
     };
     let header = |name: reqwest::header::HeaderName| {
         response

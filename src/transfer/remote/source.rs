@@ -94,6 +94,48 @@ pub(crate) struct Source {
     connection: Connection,
 }
 
+impl Connection {
+    /// Sends the request `build` makes until it is answered with neither a 5xx nor a 429, or
+    /// the tries run out: connection errors, timeouts, 5xx and 429 are tried `retries` times
+    /// more, after a wait doubling from `backoff` up to a minute, or as long as `Retry-After`
+    /// asks (a minute at most). The last answer, or the last error.
+    pub(crate) fn send(
+        &self,
+        build: impl Fn() -> reqwest::blocking::RequestBuilder,
+    ) -> Result<Response, reqwest::Error> {
+        let mut wait = self.backoff;
+        let mut tries_left = self.retries;
+        loop {
+            let mut request = build();
+            if let Some((name, password)) = &self.user {
+                request = request.basic_auth(name, Some(password));
+            }
+            let outcome = request.send();
+            let retryable = match &outcome {
+                Ok(response) => {
+                    let status = response.status();
+                    status.is_server_error() || status == StatusCode::TOO_MANY_REQUESTS
+                }
+                Err(_) => true,
+            };
+            if !retryable || tries_left == 0 {
+                return outcome;
+            }
+            tries_left -= 1;
+            let said = match &outcome {
+                Ok(response) => response.status().to_string(),
+                Err(e) => e.to_string(),
+            };
+            if let Some(asked) = outcome.as_ref().ok().and_then(retry_after) {
+                wait = asked.min(MAX_WAIT);
+            }
+            tracing::warn!(error = %said, wait_ms = wait.as_millis() as u64, "retrying");
+            std::thread::sleep(wait);
+            wait = (wait * 2).min(MAX_WAIT);
+        }
+    }
+}
+
 impl Source {
     /// Reads the namespace index at `root` to learn which API it is.
     pub(crate) fn open(root: &str, connection: Connection) -> Result<Source, SourceError> {
@@ -173,48 +215,24 @@ impl Source {
 
     /// GET `url`, retried on faults that may pass; a JSON body.
     pub(crate) fn get(&self, url: Url) -> Result<Page, SourceError> {
-        let mut wait = self.connection.backoff;
-        let mut tries_left = self.connection.retries;
-        loop {
-            let mut request = self
-                .client
+        let answer = self.connection.send(|| {
+            self.client
                 .get(url.clone())
-                .header("Accept", "application/json");
-            if let Some((name, password)) = &self.connection.user {
-                request = request.basic_auth(name, Some(password));
-            }
-            let failure = match request.send() {
-                Ok(response) if response.status().is_success() => return self.page(&url, response),
-                Ok(response) => {
-                    let status = response.status();
-                    let retry_after = retry_after(&response);
-                    let failure = refusal(&url, status, response);
-                    if !(status.is_server_error() || status == StatusCode::TOO_MANY_REQUESTS) {
-                        return Err(failure);
-                    }
-                    if let Some(asked) = retry_after {
-                        wait = asked.min(MAX_WAIT);
-                    }
-                    failure
-                }
-                Err(e) => SourceError {
-                    url: url.to_string(),
-                    message: if e.is_timeout() {
-                        format!("no answer within {} s", self.connection.timeout.as_secs())
-                    } else {
-                        format!("cannot reach the source: {e}")
-                    },
-                    status: None,
-                    unknown_id: false,
+                .header("Accept", "application/json")
+        });
+        match answer {
+            Ok(response) if response.status().is_success() => self.page(&url, response),
+            Ok(response) => Err(refusal(&url, response.status(), response)),
+            Err(e) => Err(SourceError {
+                url: url.to_string(),
+                message: if e.is_timeout() {
+                    format!("no answer within {} s", self.connection.timeout.as_secs())
+                } else {
+                    format!("cannot reach the source: {e}")
                 },
-            };
-            if tries_left == 0 {
-                return Err(failure);
-            }
-            tries_left -= 1;
-            tracing::warn!(url = %url, error = %failure.message, wait_ms = wait.as_millis() as u64, "retrying");
-            std::thread::sleep(wait);
-            wait = (wait * 2).min(MAX_WAIT);
+                status: None,
+                unknown_id: false,
+            }),
         }
     }
 
