@@ -36,13 +36,7 @@ pub(crate) fn routes() -> Vec<Route> {
 
 /// `POST /index/rebuild` (extension): the index rebuilt online, with the counts indexed.
 fn rebuild_index(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
-    if !matches!(
-        ctx.caller,
-        crate::auth::Caller::User {
-            role: crate::model::Role::Administrator,
-            ..
-        }
-    ) {
+    if !ctx.caller.administers() {
         return Err(ApiError::forbidden(ctx.caller));
     }
     let summary = crate::service::rebuild_index(&state.store, &state.index).map_err(|e| {

@@ -415,14 +415,7 @@ where
         Target::Metrics => {
             return match method {
                 Method::GET | Method::HEAD => {
-                    let administrator = matches!(
-                        finish.caller,
-                        Caller::User {
-                            role: crate::model::Role::Administrator,
-                            ..
-                        }
-                    );
-                    if administrator {
+                    if finish.caller.administers() {
                         finish.success(metrics_answer(state), Some("no-store"))
                     } else {
                         finish.error(&ApiError::forbidden(finish.caller))
@@ -860,13 +853,7 @@ fn permitted_methods(
                 None => caller.has(crate::auth::Capability::DeletePosts),
             },
             routes::Permission::ManageTerms(kind) => caller.may_manage_terms(kind),
-            routes::Permission::Administrator => matches!(
-                caller,
-                Caller::User {
-                    role: crate::model::Role::Administrator,
-                    ..
-                }
-            ),
+            routes::Permission::Administrator => caller.administers(),
         })
         .flat_map(|e| e.group.methods().iter().cloned())
         .collect()

@@ -63,13 +63,7 @@ pub(crate) fn set_password(store: &Store, name: &str, password: &str) -> Result<
 /// Whether `caller` may list users, add them and reset their passwords (the editors' users
 /// page): administrators.
 pub(crate) fn may_manage(caller: crate::auth::Caller) -> bool {
-    matches!(
-        caller,
-        crate::auth::Caller::User {
-            role: Role::Administrator,
-            ..
-        }
-    )
+    caller.administers()
 }
 
 /// Users ordered by ID.
