@@ -14,6 +14,11 @@
 
 mod support;
 
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
 use serde_json::{json, Value};
 use std::ffi::OsStr;
 use std::io::{BufRead, BufReader};
@@ -118,6 +123,7 @@ fn main() {
             "peak_rss_mib": rss_mib,
         }));
     }
+    let follow = follow_figures(&root, &copy_dir, concurrency);
     drop(source);
 
     println!("| run | records | wall time | events/s | peak RSS |");
@@ -134,11 +140,18 @@ fn main() {
     }
     let results = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-results");
     std::fs::create_dir_all(&results).expect("results dir");
+    println!();
+    println!("| run | figure |");
+    println!("|---|---|");
+    for (run, figure) in follow.as_object().into_iter().flatten() {
+        println!("| {run} | {} |", figure.as_str().unwrap_or_default());
+    }
     let report: Value = json!({
         "events": events,
         "concurrency": concurrency,
         "source": path_str(&source_dir),
         "runs": rows,
+        "change_feed": follow,
         "loadavg_after": std::fs::read_to_string("/proc/loadavg").unwrap_or_default().trim(),
     });
     std::fs::write(
@@ -146,4 +159,159 @@ fn main() {
         serde_json::to_string_pretty(&report).expect("JSON"),
     )
     .expect("results written");
+}
+
+/// The change feed read whole (entries/s, in the export form and as the public), then 1 % of
+/// the events changed at the source while a webhook endpoint on loopback hears of them
+/// (deliveries/s), then the `--mirror` copy following those changes.
+fn follow_figures(root: &str, copy: &Path, concurrency: u32) -> Value {
+    let client = reqwest::blocking::Client::new();
+    let mut figures = serde_json::Map::new();
+    let mut event_ids = Vec::new();
+    for export in [true, false] {
+        let started = Instant::now();
+        let (mut entries, mut since) = (0usize, None::<String>);
+        loop {
+            let mut url = format!("{root}/changes?per_page=500");
+            if export {
+                url.push_str("&context=export");
+            }
+            if let Some(token) = &since {
+                url.push_str(&format!("&since={token}"));
+            }
+            let mut request = client.get(&url);
+            if export {
+                request = request.basic_auth(ADMIN, Some(PASSWORD));
+            }
+            let page: Value = request.send().expect("feed page").json().expect("JSON");
+            let changes = page["changes"].as_array().expect("changes");
+            entries += changes.len();
+            if export {
+                event_ids.extend(
+                    changes
+                        .iter()
+                        .filter(|c| c["kind"] == "event" && c["record"]["series_id"].is_null())
+                        .filter_map(|c| c["id"].as_u64()),
+                );
+            }
+            match page["next_page_token"].as_str() {
+                Some(token) => since = Some(token.to_string()),
+                None => break,
+            }
+        }
+        let seconds = started.elapsed().as_secs_f64();
+        let name = if export {
+            "change feed read whole, export form (administrator)"
+        } else {
+            "change feed read whole, public"
+        };
+        eprintln!("{name}: {entries} entries in {seconds:.2} s");
+        figures.insert(
+            name.into(),
+            json!(format!(
+                "{entries} entries in {seconds:.2} s: {:.0} entries/s",
+                entries as f64 / seconds
+            )),
+        );
+    }
+    // A receiver that accepts every delivery and notes when each arrived.
+    let listener = TcpListener::bind("127.0.0.1:0").expect("receiver");
+    let hook = format!("http://{}/hook", listener.local_addr().expect("address"));
+    let delivered = Arc::new(AtomicU64::new(0));
+    let arrivals: Arc<Mutex<Vec<Instant>>> = Arc::default();
+    let (count, times) = (delivered.clone(), arrivals.clone());
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut request = Vec::new();
+            let mut buffer = [0u8; 8192];
+            // The head, then the body its Content-Length announces.
+            loop {
+                let n = stream.read(&mut buffer).unwrap_or(0);
+                if n == 0 {
+                    break;
+                }
+                request.extend_from_slice(&buffer[..n]);
+                let text = String::from_utf8_lossy(&request).to_ascii_lowercase();
+                if let Some(end) = text.find("\r\n\r\n") {
+                    let length: usize = text
+                        .lines()
+                        .find_map(|l| l.strip_prefix("content-length:"))
+                        .and_then(|v| v.trim().parse().ok())
+                        .unwrap_or(0);
+                    if request.len() >= end + 4 + length {
+                        break;
+                    }
+                }
+            }
+            let _ = stream
+                .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+            times.lock().expect("times").push(Instant::now());
+            count.fetch_add(1, Ordering::SeqCst);
+        }
+    });
+    let registered = client
+        .post(format!("{root}/webhooks"))
+        .basic_auth(ADMIN, Some(PASSWORD))
+        .json(&json!({"url": hook, "kinds": "events"}))
+        .send()
+        .expect("webhook registered");
+    assert_eq!(registered.status().as_u16(), 201, "webhook registration");
+    let changed: Vec<u64> = event_ids.iter().step_by(100).copied().collect();
+    let started = Instant::now();
+    let writers = 4;
+    std::thread::scope(|scope| {
+        for part in changed.chunks(changed.len().div_ceil(writers)) {
+            let client = &client;
+            scope.spawn(move || {
+                for id in part {
+                    let answer = client
+                        .patch(format!("{root}/events/{id}"))
+                        .basic_auth(ADMIN, Some(PASSWORD))
+                        .json(&json!({"title": format!("Changed {id}")}))
+                        .send()
+                        .expect("update");
+                    assert_eq!(answer.status().as_u16(), 200, "update of {id}");
+                }
+            });
+        }
+    });
+    let written = started.elapsed().as_secs_f64();
+    let target = changed.len() as u64;
+    while delivered.load(Ordering::SeqCst) < target {
+        assert!(started.elapsed().as_secs() < 600, "deliveries stalled");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let times = arrivals.lock().expect("times").clone();
+    let span = times
+        .last()
+        .expect("deliveries")
+        .duration_since(*times.first().expect("deliveries"))
+        .as_secs_f64();
+    let lag = times
+        .last()
+        .expect("deliveries")
+        .duration_since(started)
+        .as_secs_f64()
+        - written;
+    eprintln!(
+        "{target} events changed in {written:.2} s; delivered over {span:.2} s, the last {lag:.2} s after the last write"
+    );
+    figures.insert(
+        format!("{target} events changed (1 %, 4 writers) with a webhook endpoint"),
+        json!(format!(
+            "writes {:.0}/s; deliveries {:.0}/s ({target} over {span:.2} s), the last {lag:.2} s after the last write",
+            target as f64 / written,
+            target as f64 / span
+        )),
+    );
+    let (summary, seconds, rss) = import(root, copy, concurrency, &["--mirror"]);
+    eprintln!("--mirror after 1 % changed: {summary} in {seconds:.2} s");
+    figures.insert(
+        "--mirror after 1 % changed (change feed)".into(),
+        json!(format!(
+            "{summary} in {seconds:.2} s, peak RSS {rss:.0} MiB"
+        )),
+    );
+    Value::Object(figures)
 }
