@@ -96,21 +96,35 @@ fn answer(stream: std::net::TcpStream, got: &Mutex<Vec<Received>>, policy: &Mute
     let mut reader = BufReader::new(stream.try_clone().unwrap());
     let mut headers = BTreeMap::new();
     let mut line = String::new();
-    reader.read_line(&mut line).unwrap();
+    // A request cut short (its sender killed mid-request) is neither answered nor recorded.
+    if reader.read_line(&mut line).unwrap_or(0) == 0 {
+        return;
+    }
+    let mut complete = false;
     loop {
         line.clear();
-        if reader.read_line(&mut line).unwrap() == 0 || line == "\r\n" {
+        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+            break;
+        }
+        if line == "\r\n" {
+            complete = true;
             break;
         }
         if let Some((name, value)) = line.trim_end().split_once(':') {
             headers.insert(name.to_ascii_lowercase(), value.trim().to_string());
         }
     }
-    let length: usize = headers
+    let Some(length) = headers
         .get("content-length")
-        .map_or(0, |l| l.parse().unwrap());
+        .and_then(|l| l.parse::<usize>().ok())
+        .filter(|_| complete)
+    else {
+        return;
+    };
     let mut body = vec![0; length];
-    reader.read_exact(&mut body).unwrap();
+    if reader.read_exact(&mut body).is_err() {
+        return;
+    }
     let policy = *policy.lock().unwrap();
     std::thread::sleep(policy.delay);
     let accepted = {
