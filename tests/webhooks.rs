@@ -387,7 +387,13 @@ fn a_failing_endpoint_is_suspended_shown_and_resumed() {
     assert_eq!(failing["state"], "failing", "{failing}");
     assert!(failing["attempts"].as_u64().unwrap() >= 2, "{failing}");
     assert_eq!(failing["last_error"], "answered 500 Internal Server Error");
-    let metrics = srv.get_as("/metrics", &ADMIN).text();
+    // The gauge follows at the end of the delivery round that suspended the endpoint.
+    let metrics = poll(
+        Duration::from_secs(10),
+        Duration::from_millis(50),
+        || srv.get_as("/metrics", &ADMIN).text(),
+        |m| m.contains("almanac_webhooks{state=\"failing\"} 1"),
+    );
     assert!(
         metrics.contains("almanac_webhooks{state=\"failing\"} 1"),
         "{metrics}"
