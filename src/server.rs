@@ -42,6 +42,24 @@ pub(crate) struct ServeOptions {
     pub webhook_retry_period: Duration,
 }
 
+/// One housekeeping task on a blocking thread: logs how many things `work` did (when any) as
+/// `done`, or that `what` failed.
+async fn housekeeping<N, E>(
+    what: &'static str,
+    done: &'static str,
+    work: impl FnOnce() -> Result<N, E> + Send + 'static,
+) where
+    N: std::fmt::Display + PartialEq + Default + Send + 'static,
+    E: std::fmt::Debug + Send + 'static,
+{
+    match tokio::task::spawn_blocking(work).await {
+        Ok(Ok(n)) if n == N::default() => {}
+        Ok(Ok(n)) => tracing::info!(count = %n, "{done}"),
+        Ok(Err(e)) => tracing::error!(error = ?e, "{what} failed"),
+        Err(e) => tracing::error!(error = %e, "{what} failed"),
+    }
+}
+
 /// Runs a mirror of an iCalendar feed at start-up and then every `spec.every` (see
 /// `transfer::ical::run`: a feed whose server says it has not changed is not read again). On a cluster,
 /// a node runs a mirror only while no other node runs it (an advisory lock in PostgreSQL).
@@ -300,40 +318,28 @@ async fn run(
         let mut every_hour = tokio::time::interval(Duration::from_secs(3600));
         loop {
             every_hour.tick().await;
-            let store = horizon_store.clone();
             let now = chrono::Utc::now().naive_utc();
-            let purging = store.clone();
-            match tokio::task::spawn_blocking(move || {
-                crate::service::series::extend_horizons(&store, now)
-            })
-            .await
-            {
-                Ok(Ok(0)) => {}
-                Ok(Ok(n)) => tracing::info!(series = n, "recurring series extended"),
-                Ok(Err(e)) => tracing::error!(error = ?e, "extending recurring series failed"),
-                Err(e) => tracing::error!(error = %e, "extending recurring series failed"),
-            }
-            match tokio::task::spawn_blocking(move || {
-                crate::service::sessions::purge(&purging, now)
-            })
-            .await
-            {
-                Ok(Ok(0)) => {}
-                Ok(Ok(n)) => tracing::info!(sessions = n, "ended editors' sessions removed"),
-                Ok(Err(e)) => tracing::error!(error = ?e, "removing ended sessions failed"),
-                Err(e) => tracing::error!(error = %e, "removing ended sessions failed"),
-            }
-            let pruning = horizon_store.clone();
-            match tokio::task::spawn_blocking(move || {
-                crate::service::changes::prune(&pruning, retention)
-            })
-            .await
-            {
-                Ok(Ok(0)) => {}
-                Ok(Ok(n)) => tracing::info!(deletions = n, "old deletions left the change feed"),
-                Ok(Err(e)) => tracing::error!(error = ?e, "pruning the change journal failed"),
-                Err(e) => tracing::error!(error = %e, "pruning the change journal failed"),
-            }
+            let store = horizon_store.clone();
+            housekeeping(
+                "extending recurring series",
+                "recurring series extended",
+                move || crate::service::series::extend_horizons(&store, now),
+            )
+            .await;
+            let store = horizon_store.clone();
+            housekeeping(
+                "removing ended sessions",
+                "ended editors' sessions removed",
+                move || crate::service::sessions::purge(&store, now),
+            )
+            .await;
+            let store = horizon_store.clone();
+            housekeeping(
+                "pruning the change journal",
+                "old deletions left the change feed",
+                move || crate::service::changes::prune(&store, retention),
+            )
+            .await;
         }
     });
 
