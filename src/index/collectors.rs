@@ -77,12 +77,14 @@ pub(super) struct DayCollector {
     pub(super) first: i64,
     pub(super) days: usize,
     pub(super) per_day: usize,
+    /// Where the segments' opened columns are kept.
+    pub(super) columns: Arc<super::filters::FilterCache>,
 }
 
 pub(super) struct SegmentDayCollector {
-    start: Option<Column<i64>>,
-    end: Option<Column<i64>>,
-    order: Option<Column<i64>>,
+    /// The start key (`docs::sort_key`: the start's seconds, then the ID) and the end; none
+    /// in a segment without events.
+    columns: Option<(Column<i64>, Column<i64>)>,
     first: i64,
     per_day: usize,
     /// Per day: the smallest start keys seen (sorted) and the count.
@@ -94,11 +96,12 @@ impl Collector for DayCollector {
     type Child = SegmentDayCollector;
 
     fn for_segment(&self, _: u32, segment: &SegmentReader) -> tantivy::Result<SegmentDayCollector> {
-        let fast = segment.fast_fields();
         Ok(SegmentDayCollector {
-            start: fast.i64("start_local").ok(),
-            end: fast.i64("end_local").ok(),
-            order: fast.i64("order_start").ok(),
+            columns: self
+                .columns
+                .i64_column(segment, "order_start")
+                .and_then(|order| Ok((order, self.columns.i64_column(segment, "end_local")?)))
+                .ok(),
             first: self.first,
             per_day: self.per_day,
             days: vec![(Vec::new(), 0); self.days],
@@ -170,44 +173,34 @@ impl SegmentCollector for SegmentDayCollector {
         self.collect_block(&[doc]);
     }
 
-    /// Reads a block's columns a column at a time (one dynamic call per block each), and
-    /// each column only for the documents still in the window: the start for all, the end
-    /// for those starting before the last day ends, the start key for those on some day.
+    /// Reads a block's columns a column at a time (one dynamic call per block each): the
+    /// start key for all (the start is its seconds), the end only for those starting before
+    /// the last day ends.
     fn collect_block(&mut self, docs: &[DocId]) {
-        let (Some(start), Some(end), Some(order)) = (&self.start, &self.end, &self.order) else {
+        let Some((order, end)) = self.columns.clone() else {
             return;
         };
-        let (start, end, order) = (start.clone(), end.clone(), order.clone());
         let window_end = self.first + DAY_SECONDS * self.days.len() as i64;
         for docs in docs.chunks(BLOCK) {
             let mut values = [None; BLOCK];
-            start.first_vals(docs, &mut values[..docs.len()]);
+            order.first_vals(docs, &mut values[..docs.len()]);
             let mut near = [0; BLOCK];
-            let mut starts = [0; BLOCK];
+            let mut keys = [0; BLOCK];
             let mut n = 0;
-            for (doc, value) in docs.iter().zip(values) {
-                if let Some(value) = value.filter(|v| *v < window_end) {
-                    (near[n], starts[n]) = (*doc, value);
+            for (doc, key) in docs.iter().zip(values) {
+                let Some(key) = key else { continue };
+                if key.div_euclid(super::docs::ID_SPAN) < window_end {
+                    (near[n], keys[n]) = (*doc, key);
                     n += 1;
                 }
             }
             // (`first_vals` leaves an output alone when the document has no value.)
             values[..n].fill(None);
             end.first_vals(&near[..n], &mut values[..n]);
-            let mut on = [0; BLOCK];
-            let mut spans = [(0, 0); BLOCK];
-            let mut m = 0;
-            for i in 0..n {
-                if let Some(days) = values[i].and_then(|end| self.days_of(starts[i], end)) {
-                    (on[m], spans[m]) = (near[i], days);
-                    m += 1;
-                }
-            }
-            values[..m].fill(None);
-            order.first_vals(&on[..m], &mut values[..m]);
-            for (days, key) in spans[..m].iter().zip(values) {
-                if let Some(key) = key {
-                    self.place(*days, key);
+            for (key, end) in keys[..n].iter().zip(values) {
+                let start = key.div_euclid(super::docs::ID_SPAN);
+                if let Some(days) = end.and_then(|end| self.days_of(start, end)) {
+                    self.place(days, *key);
                 }
             }
         }

@@ -142,8 +142,12 @@ impl Plan {
 
     /// The plan as a query that uses (and fills) `cache`.
     pub(crate) fn into_query(self, cache: &Arc<FilterCache>) -> FilteredQuery {
+        let keys: Vec<String> = self.filters.iter().map(|q| cache_key(q.as_ref())).collect();
         FilteredQuery {
-            keys: self.filters.iter().map(|q| cache_key(q.as_ref())).collect(),
+            keys: Arc::new(FilterKeys {
+                all: keys.join(" AND "),
+                each: keys,
+            }),
             plan: Arc::new(self),
             cache: cache.clone(),
         }
@@ -339,21 +343,43 @@ impl FilterCache {
 
 /// The AND of a plan's filters in a segment (every document when it has none), deleted
 /// documents included.
+///
+/// The AND of several filters is kept in the cache too, under their keys joined: at a million
+/// documents ANDing whole-segment bitsets was most of what a small list cost.
 fn filter_words(
-    keys: &[String],
+    keys: &FilterKeys,
     plan: &Plan,
     cache: &FilterCache,
     reader: &SegmentReader,
-) -> tantivy::Result<Vec<u64>> {
-    let mut words: Option<Vec<u64>> = None;
-    for (key, query) in keys.iter().zip(&plan.filters) {
-        let bits = cache.bits(key, query.as_ref(), reader)?;
-        match words.as_mut() {
-            None => words = Some(bits.as_ref().clone()),
-            Some(acc) => acc.iter_mut().zip(bits.iter()).for_each(|(a, b)| *a &= b),
+) -> tantivy::Result<Arc<Vec<u64>>> {
+    match keys.each.as_slice() {
+        [] => Ok(Arc::new(all_docs(reader.max_doc()))),
+        [key] => cache.bits(key, plan.filters[0].as_ref(), reader),
+        each => {
+            let segment = reader.segment_id();
+            if let Some(bits) = cache.get(segment, &keys.all) {
+                return Ok(bits);
+            }
+            let mut words: Option<Vec<u64>> = None;
+            for (key, query) in each.iter().zip(&plan.filters) {
+                let bits = cache.bits(key, query.as_ref(), reader)?;
+                match words.as_mut() {
+                    None => words = Some(bits.as_ref().clone()),
+                    Some(acc) => acc.iter_mut().zip(bits.iter()).for_each(|(a, b)| *a &= b),
+                }
+            }
+            let bits = Arc::new(words.unwrap_or_default());
+            cache.put(segment, &keys.all, bits.clone());
+            Ok(bits)
         }
     }
-    Ok(words.unwrap_or_else(|| all_docs(reader.max_doc())))
+}
+
+/// The cache keys of a plan's filters: each filter's rendering, and all of them joined.
+#[derive(Debug)]
+struct FilterKeys {
+    each: Vec<String>,
+    all: String,
 }
 
 pub(super) fn words_for(max_doc: u32) -> usize {
@@ -363,8 +389,7 @@ pub(super) fn words_for(max_doc: u32) -> usize {
 /// A [`Plan`] bound to a cache: see the module documentation.
 #[derive(Clone)]
 pub(crate) struct FilteredQuery {
-    /// Each filter's rendering: its cache key.
-    keys: Vec<String>,
+    keys: Arc<FilterKeys>,
     plan: Arc<Plan>,
     cache: Arc<FilterCache>,
 }
@@ -372,7 +397,7 @@ pub(crate) struct FilteredQuery {
 impl std::fmt::Debug for FilteredQuery {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("FilteredQuery")
-            .field("filters", &self.keys)
+            .field("filters", &self.keys.each)
             .field("bounds", &self.plan.bounds)
             .field("checks", &self.plan.checks)
             .finish()
@@ -390,7 +415,12 @@ impl FilteredQuery {
 
     /// The AND of the plan's filters in a segment, deleted documents included.
     pub(super) fn filter_words(&self, reader: &SegmentReader) -> tantivy::Result<Vec<u64>> {
-        filter_words(&self.keys, &self.plan, &self.cache, reader)
+        Ok(Arc::unwrap_or_clone(filter_words(
+            &self.keys,
+            &self.plan,
+            &self.cache,
+            reader,
+        )?))
     }
 }
 
@@ -428,7 +458,7 @@ impl Query for FilteredQuery {
 /// Filter weights are only built on a cache miss (a typo-tolerant word's automaton, an ID
 /// set's term map cost more than the cached answer).
 struct FilteredWeight {
-    keys: Vec<String>,
+    keys: Arc<FilterKeys>,
     plan: Arc<Plan>,
     checks: Option<Box<dyn Weight>>,
     cache: Arc<FilterCache>,
@@ -438,7 +468,11 @@ impl Weight for FilteredWeight {
     fn scorer(&self, reader: &SegmentReader, boost: Score) -> tantivy::Result<Box<dyn Scorer>> {
         let mut words = filter_words(&self.keys, &self.plan, &self.cache, reader)?;
         for bound in &self.plan.bounds {
-            bound.apply(&self.cache, reader, &mut words)?;
+            bound.apply(
+                &self.cache,
+                reader,
+                Arc::make_mut(&mut words).as_mut_slice(),
+            )?;
         }
         let matches: Box<dyn Scorer> = Box::new(ConstScorer::new(BitsDocSet::new(words), boost));
         Ok(match &self.checks {
@@ -474,7 +508,7 @@ fn all_docs(max_doc: u32) -> Vec<u64> {
 
 /// The documents of a bitset, in order.
 struct BitsDocSet {
-    words: Vec<u64>,
+    words: Arc<Vec<u64>>,
     /// Index of the word being consumed, and its bits not yet returned.
     word: usize,
     rest: u64,
@@ -483,7 +517,7 @@ struct BitsDocSet {
 }
 
 impl BitsDocSet {
-    fn new(words: Vec<u64>) -> BitsDocSet {
+    fn new(words: Arc<Vec<u64>>) -> BitsDocSet {
         let len = words.iter().map(|w| w.count_ones()).sum();
         let rest = words.first().copied().unwrap_or(0);
         let mut set = BitsDocSet {
@@ -574,14 +608,20 @@ mod tests {
     #[test]
     fn a_bitset_yields_its_documents_in_order() {
         let set = [0, 1, 63, 64, 200, 639];
-        assert_eq!(docs(BitsDocSet::new(words(&set, 640))), set);
-        assert_eq!(docs(BitsDocSet::new(words(&[], 640))), Vec::<u32>::new());
-        assert_eq!(docs(BitsDocSet::new(Vec::new())), Vec::<u32>::new());
+        assert_eq!(docs(BitsDocSet::new(Arc::new(words(&set, 640)))), set);
+        assert_eq!(
+            docs(BitsDocSet::new(Arc::new(words(&[], 640)))),
+            Vec::<u32>::new()
+        );
+        assert_eq!(
+            docs(BitsDocSet::new(Arc::new(Vec::new()))),
+            Vec::<u32>::new()
+        );
     }
 
     #[test]
     fn seek_lands_on_the_first_document_at_or_after_the_target() {
-        let mut set = BitsDocSet::new(words(&[3, 70, 130, 131], 200));
+        let mut set = BitsDocSet::new(Arc::new(words(&[3, 70, 130, 131], 200)));
         assert_eq!(set.seek(2), 3);
         assert_eq!(set.seek(3), 3, "seeking the current document stays");
         assert_eq!(set.seek(71), 130);
@@ -650,8 +690,8 @@ mod tests {
 
     #[test]
     fn all_documents_stop_at_max_doc() {
-        assert_eq!(docs(BitsDocSet::new(all_docs(130))).len(), 130);
-        assert_eq!(docs(BitsDocSet::new(all_docs(128))).len(), 128);
+        assert_eq!(docs(BitsDocSet::new(Arc::new(all_docs(130)))).len(), 130);
+        assert_eq!(docs(BitsDocSet::new(Arc::new(all_docs(128)))).len(), 128);
     }
 
     #[test]

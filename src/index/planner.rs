@@ -330,11 +330,20 @@ pub(crate) fn events(fields: &Fields, f: &EventFilter, radius_venues: &[u64]) ->
     // The months the window's starts can fall in (a start is never after its end), as a few
     // posting lists: a filter, so only their events reach the exact range checks below.
     // Wide windows are left to the exact checks alone (see MAX_WINDOW_MONTHS).
-    let earliest = [d.start_min, d.starts_after].into_iter().flatten().max();
-    let latest = [d.starts_before, d.end_max, d.ends_before]
+    // (In whole seconds: an exclusive bound is the inclusive one a second inside it, so a
+    // window that ends at a month's first midnight does not reach into that month.)
+    let earliest = [d.start_min, d.starts_after.map(|v| v.saturating_add(1))]
         .into_iter()
         .flatten()
-        .min();
+        .max();
+    let latest = [
+        d.starts_before.map(|v| v.saturating_sub(1)),
+        d.end_max,
+        d.ends_before.map(|v| v.saturating_sub(1)),
+    ]
+    .into_iter()
+    .flatten()
+    .min();
     if let (Some(low), Some(high)) = (earliest, latest) {
         let (low, high) = (
             super::docs::month_of_seconds(low),
@@ -344,7 +353,10 @@ pub(crate) fn events(fields: &Fields, f: &EventFilter, radius_venues: &[u64]) ->
             plan.filter(key_in(fields, Key::StartMonth, low..=high));
         }
     } else if let (Some(low), Some(high)) = (
-        [d.ends_after, d.start_min].into_iter().flatten().max(),
+        [d.ends_after.map(|v| v.saturating_add(1)), d.start_min]
+            .into_iter()
+            .flatten()
+            .max(),
         latest,
     ) {
         // No bound on the start from below (a calendar's day, week or month: events that end

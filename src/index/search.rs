@@ -144,6 +144,7 @@ impl SearchIndex {
             first,
             days,
             per_day,
+            columns: live.filter_cache.clone(),
         };
         Ok(view
             .searcher
@@ -231,6 +232,12 @@ impl SearchIndex {
             offset,
             limit,
         )
+    }
+
+    /// How many venues or organizers match a filter.
+    pub(crate) fn linked_count(&self, view: &View, filter: &LinkedFilter) -> IndexResult<usize> {
+        let query = planner::linked(&self.fields, filter).into_query(&self.live().filter_cache);
+        Ok(view.searcher.search(&query, &Count)?)
     }
 
     /// One page in the order of a sort-key field (see `docs::sort_key`), ascending or

@@ -1307,17 +1307,10 @@ pub(crate) fn days(
     };
     let (filter, _, _) = filter_of(index, rx, request, &query, Vec::new())?;
     let hits = index.days(&view, &filter, start.and_utc().timestamp(), count, per_day)?;
-    let mut days = Vec::with_capacity(count);
-    for (ids, total) in hits.days {
-        let mut events = Vec::with_capacity(ids.len());
-        for id in ids {
-            if let Some(event) = rx.get_record::<Event>(Kind::Event, id)? {
-                events.push(event);
-            }
-        }
-        days.push((events, total));
-    }
-    Ok(days)
+    hits.days
+        .into_iter()
+        .map(|(ids, total)| Ok((rx.get_records::<Event>(Kind::Event, &ids)?, total)))
+        .collect()
 }
 
 /// The store's outbox position: a representation built from what is read afterwards is at

@@ -531,8 +531,52 @@ pub fn list<R: LinkedKind>(
     index: &SearchIndex,
     request: &Request,
     query: &ListQuery,
-    mut invalid: Refusals,
+    invalid: Refusals,
 ) -> ServiceResult<Page<R>> {
+    // The page is searched in, and its records read from, one view (index::View).
+    let view = index.view(store)?;
+    let rx = view.store();
+    let filter = list_filter::<R>(index, rx, request, query, invalid)?;
+    let offset = (query.page - 1).saturating_mul(query.per_page);
+    let hits = index.linked(&view, &filter, query.relevance, offset, query.per_page)?;
+    let mut items = Vec::with_capacity(hits.ids.len());
+    for id in hits.ids {
+        if let Some(record) = rx.get_record::<R>(R::KIND, id)? {
+            items.push(record);
+        }
+    }
+    if query.page > 1 && items.is_empty() {
+        return Err(ServiceError::PageNotFound(R::KIND));
+    }
+    Ok(Page::from_hits(
+        items,
+        hits.total,
+        query.page,
+        query.per_page,
+    ))
+}
+
+/// How many records `GET /venues` (or organizers) with `query` lists in all, without reading
+/// or ordering any of them.
+pub(crate) fn count<R: LinkedKind>(
+    store: &Store,
+    index: &SearchIndex,
+    request: &Request,
+    query: &ListQuery,
+) -> ServiceResult<usize> {
+    let view = index.view(store)?;
+    let filter = list_filter::<R>(index, view.store(), request, query, Vec::new())?;
+    Ok(index.linked_count(&view, &filter)?)
+}
+
+/// The index filter of a venue (or organizer) list: the query's refusals first.
+fn list_filter<R: LinkedKind>(
+    index: &SearchIndex,
+    rx: &crate::store::ReadTx,
+    request: &Request,
+    query: &ListQuery,
+    mut invalid: Refusals,
+) -> ServiceResult<LinkedFilter> {
     let statuses = match posts::status_set(request.caller, query.status.as_deref()) {
         Ok(s) => s,
         Err(why) => {
@@ -540,9 +584,6 @@ pub fn list<R: LinkedKind>(
             Vec::new()
         }
     };
-    // The page is searched in, and its records read from, one view (index::View).
-    let view = index.view(store)?;
-    let rx = view.store();
     let of_event = match query.event {
         // An event the caller may not read is refused as if it did not exist.
         Some(id) => match rx
@@ -609,7 +650,7 @@ pub fn list<R: LinkedKind>(
         (Some(false), Some(ids)) => Some(ids.into_iter().collect()),
         _ => None,
     };
-    let filter = LinkedFilter {
+    Ok(LinkedFilter {
         kind: R::KIND,
         language: request.language,
         visibility: Visibility {
@@ -625,22 +666,5 @@ pub fn list<R: LinkedKind>(
             .filter(|q| !q.is_empty()),
         only,
         except,
-    };
-    let offset = (query.page - 1).saturating_mul(query.per_page);
-    let hits = index.linked(&view, &filter, query.relevance, offset, query.per_page)?;
-    let mut items = Vec::with_capacity(hits.ids.len());
-    for id in hits.ids {
-        if let Some(record) = rx.get_record::<R>(R::KIND, id)? {
-            items.push(record);
-        }
-    }
-    if query.page > 1 && items.is_empty() {
-        return Err(ServiceError::PageNotFound(R::KIND));
-    }
-    Ok(Page::from_hits(
-        items,
-        hits.total,
-        query.page,
-        query.per_page,
-    ))
+    })
 }

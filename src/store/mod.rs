@@ -610,6 +610,8 @@ impl Store {
 /// `&impl Reads` and works inside either.
 pub trait Reads {
     fn get_record<T: DeserializeOwned>(&self, kind: Kind, id: u64) -> StoreResult<Option<T>>;
+    /// The records of `ids` that exist, in their order (the table opened once for all).
+    fn get_records<T: DeserializeOwned>(&self, kind: Kind, ids: &[u64]) -> StoreResult<Vec<T>>;
     /// Every record of a kind, in ID order.
     fn scan<T: DeserializeOwned>(&self, kind: Kind) -> StoreResult<Vec<T>>;
     fn slug_owner(&self, kind: Kind, language: Language, slug: &str) -> StoreResult<Option<u64>>;
@@ -657,6 +659,17 @@ macro_rules! read_methods {
                 Some(bytes) => Some(codec::decode(bytes.value())?),
                 None => None,
             })
+        }
+
+        fn get_records<T: DeserializeOwned>(&self, kind: Kind, ids: &[u64]) -> StoreResult<Vec<T>> {
+            let table = self.records(kind)?;
+            let mut out = Vec::with_capacity(ids.len());
+            for id in ids {
+                if let Some(bytes) = table.get(*id)? {
+                    out.push(codec::decode(bytes.value())?);
+                }
+            }
+            Ok(out)
         }
 
         /// Every record of a kind, in ID order.

@@ -303,8 +303,12 @@ impl Paths {
     /// A record's page; never framed (links from an embed open the full page).
     /// (An occurrence's slug is its series' and its date: `slug/YYYY-MM-DD`.)
     pub(crate) fn record(&self, kind: RecordKind, slug: &str) -> String {
-        let path: Vec<String> = slug.split('/').map(encode).collect();
-        format!("{}/{}/{}/", self.prefix(false), kind.word(), path.join("/"))
+        let mut out = format!("{}/{}/", self.prefix(false), kind.word());
+        for segment in slug.split('/') {
+            out.push_str(&encode(segment));
+            out.push('/');
+        }
+        out
     }
 
     /// The form where visitors propose an event; never framed.
@@ -321,13 +325,15 @@ impl Paths {
     }
 }
 
+/// What a path segment keeps as it is: letters, digits, `-`, `_` and `.`.
+const SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.');
+
 /// A path segment, percent-encoded where needed (slugs are mostly ASCII already).
-fn encode(segment: &str) -> String {
-    percent_encoding::utf8_percent_encode(segment, percent_encoding::NON_ALPHANUMERIC)
-        .to_string()
-        .replace("%2D", "-")
-        .replace("%5F", "_")
-        .replace("%2E", ".")
+fn encode(segment: &str) -> std::borrow::Cow<'_, str> {
+    percent_encoding::utf8_percent_encode(segment, SEGMENT).into()
 }
 
 #[cfg(test)]

@@ -538,7 +538,7 @@ fn calendar(
                     Some(here(View::Month(None))),
                     step(next, View::Month, t.next_month),
                 );
-                let lookup = |d: NaiveDate| days.of(d).cloned();
+                let lookup = |d: NaiveDate| days.of(d);
                 let table =
                     templates::month_table(ctx, scope, &filters, first, &weeks, &lookup, today);
                 let content = maud::html! {

@@ -393,13 +393,13 @@ pub(crate) fn event_path(ctx: &PageCtx, event: &Event) -> String {
 
 /// The month table: one row a week, a column a weekday, each day's first events and a
 /// "+ N more" link to the day.
-pub(crate) fn month_table(
+pub(crate) fn month_table<'d>(
     ctx: &PageCtx,
     scope: &Scope,
     filters: &Filters,
     first: NaiveDate,
     weeks: &[[NaiveDate; 7]],
-    day_events: &dyn Fn(NaiveDate) -> Option<(Vec<Event>, usize)>,
+    day_events: &dyn Fn(NaiveDate) -> Option<&'d (Vec<Event>, usize)>,
     today: NaiveDate,
 ) -> Markup {
     let t = ctx.t();
@@ -905,7 +905,8 @@ mod tests {
         let day = e.start_local.date();
         let first = day.with_day(1).unwrap();
         let weeks = month_weeks(first, chrono::Weekday::Mon);
-        let lookup = |d: NaiveDate| (d == day).then(|| (vec![e.clone()], total));
+        let only = (vec![e.clone()], total);
+        let lookup = |d: NaiveDate| (d == day).then_some(&only);
         month_table(
             ctx,
             &Scope::All,

@@ -360,32 +360,35 @@ pub(crate) fn choices(
     kind: RecordKind,
 ) -> ServiceResult<Vec<(u64, String)>> {
     let req = request(language);
-    let list = |per_page| match kind {
-        RecordKind::Venue => names::<Venue>(state, &req, per_page),
-        _ => names::<Organizer>(state, &req, per_page),
+    let query = linked::ListQuery {
+        page: 1,
+        per_page: MAX_CHOICES,
+        ..Default::default()
     };
     // The count first, so that a large calendar reads no records for a list it does not show.
-    if list(1)?.1 > MAX_CHOICES {
+    let total = match kind {
+        RecordKind::Venue => linked::count::<Venue>(&state.store, &state.index, &req, &query)?,
+        _ => linked::count::<Organizer>(&state.store, &state.index, &req, &query)?,
+    };
+    if total > MAX_CHOICES {
         return Ok(Vec::new());
     }
-    let mut choices = list(MAX_CHOICES)?.0;
+    let mut choices = match kind {
+        RecordKind::Venue => names::<Venue>(state, &req, &query)?,
+        _ => names::<Organizer>(state, &req, &query)?,
+    };
     choices.sort_by_cached_key(|(id, name)| (name.to_lowercase(), *id));
     Ok(choices)
 }
 
-/// A page of `GET /venues` (or organizers) as IDs and plain-text names, and its total.
+/// A page of `GET /venues` (or organizers) as IDs and plain-text names.
 fn names<R: linked::LinkedKind>(
     state: &AppState,
     req: &Request,
-    per_page: usize,
-) -> ServiceResult<(Vec<(u64, String)>, usize)> {
-    let query = linked::ListQuery {
-        page: 1,
-        per_page,
-        ..Default::default()
-    };
-    let page = linked::list::<R>(&state.store, &state.index, req, &query, Vec::new())?;
-    let names = page
+    query: &linked::ListQuery,
+) -> ServiceResult<Vec<(u64, String)>> {
+    let page = linked::list::<R>(&state.store, &state.index, req, query, Vec::new())?;
+    Ok(page
         .items
         .iter()
         .map(|r| {
@@ -394,8 +397,7 @@ fn names<R: linked::LinkedKind>(
                 crate::values::text::plain_text(&r.meta().title),
             )
         })
-        .collect();
-    Ok((names, page.total))
+        .collect())
 }
 
 /// A venue or organizer page's record.
