@@ -144,7 +144,8 @@ pub(crate) fn venue(v: &Venue, ctx: &LinkedContext) -> Value {
     Value::Object(m)
 }
 
-fn venue_json_ld(v: &Venue, ctx: &LinkedContext) -> Value {
+/// A venue's `json_ld` (a `Place`).
+pub(crate) fn venue_json_ld(v: &Venue, ctx: &LinkedContext) -> Value {
     let status = v.post.effective_status(ctx.now);
     let mut ld = Map::new();
     ld.insert("@type".into(), json!("Place"));
@@ -199,27 +200,32 @@ pub(crate) fn organizer(o: &Organizer, ctx: &LinkedContext) -> Value {
     put_text(&mut m, "website", &o.website);
     put_text(&mut m, "email", &o.email);
     if ctx.json_ld {
-        let mut ld = Map::new();
-        ld.insert("@type".into(), json!("Person"));
-        ld.insert("name".into(), json!(o.post.title));
-        ld.insert(
-            "description".into(),
-            json!(text::json_ld_description(
-                &o.post.excerpt,
-                &o.post.description
-            )),
-        );
-        if let Some(img) = &ctx.image {
-            ld.insert("image".into(), json!(img.url));
-        }
-        ld.insert("url".into(), json!(o.website));
-        ld.insert("telephone".into(), json!(o.phone));
-        ld.insert("email".into(), json!(o.email));
-        ld.insert("sameAs".into(), json!(o.website));
-        m.insert("json_ld".into(), Value::Object(ld));
+        m.insert("json_ld".into(), organizer_json_ld(o, ctx));
     }
     linked_tail(&mut m, &o.post, ctx);
     Value::Object(m)
+}
+
+/// An organizer's `json_ld` (a `Person`).
+pub(crate) fn organizer_json_ld(o: &Organizer, ctx: &LinkedContext) -> Value {
+    let mut ld = Map::new();
+    ld.insert("@type".into(), json!("Person"));
+    ld.insert("name".into(), json!(o.post.title));
+    ld.insert(
+        "description".into(),
+        json!(text::json_ld_description(
+            &o.post.excerpt,
+            &o.post.description
+        )),
+    );
+    if let Some(img) = &ctx.image {
+        ld.insert("image".into(), json!(img.url));
+    }
+    ld.insert("url".into(), json!(o.website));
+    ld.insert("telephone".into(), json!(o.phone));
+    ld.insert("email".into(), json!(o.email));
+    ld.insert("sameAs".into(), json!(o.website));
+    Value::Object(ld)
 }
 
 /// A category or tag; `allow` is `Some` for single-term answers that carry

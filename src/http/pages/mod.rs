@@ -752,16 +752,14 @@ fn event_json_ld(
         translations: Vec::new(),
         json_ld: true,
     };
-    let location = view.venue.as_ref().and_then(|v| {
-        crate::http::render::venue(&v.record, &linked_ctx(v.image.clone()))
-            .get("json_ld")
-            .cloned()
-    });
-    let organizer = view.organizers.first().and_then(|o| {
-        crate::http::render::organizer(&o.record, &linked_ctx(o.image.clone()))
-            .get("json_ld")
-            .cloned()
-    });
+    let location = view
+        .venue
+        .as_ref()
+        .map(|v| crate::http::render::venue_json_ld(&v.record, &linked_ctx(v.image.clone())));
+    let organizer = view
+        .organizers
+        .first()
+        .map(|o| crate::http::render::organizer_json_ld(&o.record, &linked_ctx(o.image.clone())));
     let image = view
         .image
         .as_ref()
