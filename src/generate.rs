@@ -3128,19 +3128,6 @@ mod tests {
         assert!(c.events.iter().any(|e| e.post.title.contains("Festival")));
     }
 
-    /// `cargo test --release --lib generate -- --ignored --nocapture`
-    #[test]
-    #[ignore]
-    fn a_million_events_are_generated_quickly() {
-        let parsing = std::time::Instant::now();
-        Tables::load().unwrap();
-        eprintln!("data/generator parsed in {:.1?}", parsing.elapsed());
-        let started = std::time::Instant::now();
-        let (_dir, store) = generated(&Shape::for_events(1_000_000), 42);
-        eprintln!("1,000,000 events in {:.1?}", started.elapsed());
-        assert_eq!(store.read().unwrap().count(Kind::Event).unwrap(), 1_000_000);
-    }
-
     #[test]
     fn word_keys_meet_when_one_begins_the_other() {
         let key = Key::new;
