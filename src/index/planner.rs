@@ -703,6 +703,25 @@ mod tests {
     }
 
     #[test]
+    fn a_window_ending_at_a_months_first_midnight_leaves_that_month_out() {
+        // November 2026 as a calendar asks for it: ends after its first midnight, starts
+        // before December's.
+        let (november, december) = (1_793_491_200, 1_796_083_200);
+        let mut month = filter();
+        month.dates.ends_after = Some(november);
+        month.dates.starts_before = Some(december);
+        let q = rendered(&events_of(&month));
+        let term = |month: i64| format!("{:?}", fields().key(Key::CoveredMonth, month));
+        let (nov, dec) = (
+            super::super::docs::month_of_seconds(november),
+            super::super::docs::month_of_seconds(december),
+        );
+        assert_eq!(dec, nov + 1);
+        assert!(q.contains(&term(nov)), "{q}");
+        assert!(!q.contains(&term(dec)), "{q}");
+    }
+
+    #[test]
     fn a_radius_becomes_the_venues_inside_it() {
         let venues = venues_within(&fields(), 41.15, -8.61, 10.0);
         assert_eq!((venues.filters.len(), venues.checks.len()), (2, 1));

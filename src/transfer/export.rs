@@ -105,7 +105,7 @@ impl<W: Write> Exporter<'_, W> {
                 let instances: Vec<String> = item
                     .instances
                     .iter()
-                    .map(|at| at.format("%Y-%m-%d %H:%M:%S").to_string())
+                    .map(crate::values::datetime::format)
                     .collect();
                 let data = json!({"source": source, "uid": uid, "event": item.event,
                                   "fingerprint": item.fingerprint.to_string(),

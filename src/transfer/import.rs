@@ -243,7 +243,7 @@ fn load_feed_line(tx: &mut WriteTx, resource: &str, line: &str) -> RecordResult<
     {
         let at = instance
             .as_str()
-            .and_then(|s| NaiveDateTime::parse_from_str(s, "%Y-%m-%d %H:%M:%S").ok())
+            .and_then(crate::values::datetime::parse_formatted)
             .ok_or("`instances` must hold dates as YYYY-MM-DD HH:MM:SS")?;
         instances.push(at);
     }

@@ -122,14 +122,15 @@ impl Connection {
                 return outcome;
             }
             tries_left -= 1;
-            let said = match &outcome {
-                Ok(response) => response.status().to_string(),
-                Err(e) => e.to_string(),
+            let (url, said) = match &outcome {
+                Ok(response) => (Some(response.url()), response.status().to_string()),
+                Err(e) => (e.url(), e.to_string()),
             };
+            let url = url.map(Url::to_string).unwrap_or_default();
             if let Some(asked) = outcome.as_ref().ok().and_then(retry_after) {
                 wait = asked.min(MAX_WAIT);
             }
-            tracing::warn!(error = %said, wait_ms = wait.as_millis() as u64, "retrying");
+            tracing::warn!(url = %url, error = %said, wait_ms = wait.as_millis() as u64, "retrying");
             std::thread::sleep(wait);
             wait = (wait * 2).min(MAX_WAIT);
         }
