@@ -197,7 +197,7 @@ impl Deliverer {
             "kind": journaled.kind.name(),
             "record_id": journaled.id,
             "action": action,
-            "date_utc": journaled.at.format("%Y-%m-%d %H:%M:%S").to_string(),
+            "date_utc": crate::values::datetime::format(&journaled.at),
             "language": journaled.language.code(),
         });
         if delivery.public {

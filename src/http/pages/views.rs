@@ -130,8 +130,8 @@ impl Filters {
         }
         if let Some((from, to)) = window {
             s.append_pair("strict_dates", "1");
-            s.append_pair("ends_after", &from.format("%Y-%m-%d %H:%M:%S").to_string());
-            s.append_pair("starts_before", &to.format("%Y-%m-%d %H:%M:%S").to_string());
+            s.append_pair("ends_after", &crate::values::datetime::format(&from));
+            s.append_pair("starts_before", &crate::values::datetime::format(&to));
         }
         s.finish()
     }

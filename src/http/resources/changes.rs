@@ -118,7 +118,7 @@ fn list(state: &AppState, ctx: &Context) -> Result<ApiResponse, ApiError> {
         member.insert("action".into(), json!(action));
         member.insert(
             "date_utc".into(),
-            json!(journaled.at.format("%Y-%m-%d %H:%M:%S").to_string()),
+            json!(crate::values::datetime::format(&journaled.at)),
         );
         member.insert("language".into(), json!(journaled.language.code()));
         if let Some(record) = record {

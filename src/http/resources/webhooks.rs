@@ -124,9 +124,9 @@ fn represent(webhook: &Webhook, with_secret: bool) -> Value {
         "state": webhook.state(),
         "delivered_token": changes::token(webhook.delivered),
         "attempts": webhook.attempts,
-        "failing_since": webhook.failing_since.map(|t| t.format("%Y-%m-%d %H:%M:%S").to_string()),
+        "failing_since": webhook.failing_since.as_ref().map(crate::values::datetime::format),
         "last_error": webhook.last_error,
-        "created_utc": webhook.created_utc.format("%Y-%m-%d %H:%M:%S").to_string(),
+        "created_utc": crate::values::datetime::format(&webhook.created_utc),
     });
     if with_secret {
         value["secret"] = json!(webhook.secret);

@@ -585,7 +585,7 @@ impl Copy<'_> {
         c: &Component,
         series: bool,
     ) -> Result<(PostWrite, EventFields), Failure> {
-        let date = |at: chrono::NaiveDateTime| json!(at.format("%Y-%m-%d %H:%M:%S").to_string());
+        let date = |at: chrono::NaiveDateTime| json!(crate::values::datetime::format(&at));
         let zone = Zone::parse(&c.zone).map_err(|e| Failure::Refused(e.reason))?;
         let mut categories: Vec<TermRef> = c
             .categories
