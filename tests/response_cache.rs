@@ -3,7 +3,8 @@
 //! second. Repeated requests
 //! get the same bytes and tag, counted as hits in `/metrics`; every acknowledged write is in
 //! the next answer; callers who see different things never share an entry; the next second
-//! builds the answer again; `ALMANAC_RESPONSE_CACHE_MB` bounds or disables it.
+//! builds the answer again; `ALMANAC_RESPONSE_CACHE_MB` bounds or disables it. Public pages
+//! share the cache the same way.
 
 mod common;
 
@@ -743,4 +744,60 @@ fn invalid_bounds_exit_2() {
         "serve with an empty bound",
     );
     until_cached(&s, &format!("{NS}/tags"), None);
+}
+
+#[test]
+fn repeated_pages_come_from_the_cache_with_their_headers_and_show_every_write() {
+    let s = Server::start_with_users(&[ADMIN]);
+    let created = s.create(
+        &ADMIN,
+        &format!("{NS}/events"),
+        &event("Opening", json!({})),
+    );
+    let id = created["id"].as_u64().unwrap();
+    // The event is in English: the Spanish pages list Spanish events only.
+    for (page, lists_it) in [
+        ("/events/month/2030-05/", true),
+        ("/events/2030-05-01/", true),
+        ("/es/events/2030-05-01/", false),
+    ] {
+        let (first, second) = until_cached(&s, page, None);
+        assert_eq!(first.body, second.body, "{page}");
+        assert_eq!(second.text().contains("Opening"), lists_it, "{page}");
+        for header in [
+            "content-type",
+            "etag",
+            "cache-control",
+            "content-security-policy",
+            "x-cal-api-root",
+            "x-cal-api-origin",
+        ] {
+            assert!(first.header(header).is_some(), "{page}: no {header}");
+            assert_eq!(
+                first.header(header),
+                second.header(header),
+                "{page}: {header}"
+            );
+        }
+    }
+    let root = until_cached(&s, "/es/events/2030-05-01/", None).1;
+    assert!(
+        root.header("x-cal-api-root")
+            .unwrap()
+            .ends_with("/es/cal/events/v1/"),
+        "{}",
+        root.describe()
+    );
+
+    until_cached(&s, "/events/month/2030-05/", None);
+    s.write(
+        "POST",
+        &format!("{NS}/events/{id}"),
+        &ADMIN,
+        &json!({"title": "Grand opening"}),
+        200,
+    );
+    let r = s.get("/events/month/2030-05/");
+    assert_eq!(r.status, 200, "{}", r.describe());
+    assert!(r.text().contains("Grand opening"), "{}", r.text());
 }

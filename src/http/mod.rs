@@ -302,15 +302,17 @@ where
             } else {
                 None
             };
+            let request = pages::PageRequest::new(state, &method, segments, query, password);
+            if let Some(response) = request.cached(state, &finish) {
+                return response;
+            }
             let _slot = state
                 .reads
                 .acquire()
                 .await
                 .expect("the read semaphore is never closed");
             let _reading = crate::priority::reading();
-            return tokio::task::block_in_place(|| {
-                pages::serve(state, &finish, &method, segments, query, password, client)
-            });
+            return tokio::task::block_in_place(|| request.build(state, &finish, client));
         }
         Target::Manage(language, _) | Target::Propose(language) => {
             if !matches!(method, Method::GET | Method::HEAD | Method::POST) {
@@ -533,16 +535,11 @@ where
     // Whole answers of lists and single records come from the response cache when this version of the store and
     // this second already built them (read before the handler reads anything).
     let cached = cache_key(state, endpoint, &context).map(|key| (key, AnswerStamp::now(state)));
-    if let Some((key, stamp)) = &cached {
-        let found = state.responses.get(key, stamp.version, stamp.second);
-        crate::metrics::cache(
-            crate::metrics::Cache::Responses,
-            u64::from(found.is_some()),
-            u64::from(found.is_none()),
-        );
-        if let Some(found) = found {
-            return finish.success(found.answer(), None);
-        }
+    if let Some(found) = cached
+        .as_ref()
+        .and_then(|(key, stamp)| cached_answer(state, key, *stamp))
+    {
+        return finish.success(found.answer(), None);
     }
     let tries = context.event_password.clone();
     // Steps 10–12: the handler, off the async workers (store and index are synchronous).
@@ -624,6 +621,21 @@ impl AnswerStamp {
             second: chrono::Utc::now().timestamp(),
         }
     }
+}
+
+/// The answer the response cache holds for `key` at `stamp`, counted as a hit or a miss.
+fn cached_answer(
+    state: &AppState,
+    key: &answer_cache::AnswerKey,
+    stamp: AnswerStamp,
+) -> Option<answer_cache::CachedAnswer> {
+    let found = state.responses.get(key, stamp.version, stamp.second);
+    crate::metrics::cache(
+        crate::metrics::Cache::Responses,
+        u64::from(found.is_some()),
+        u64::from(found.is_none()),
+    );
+    found
 }
 
 /// Keeps a read's `200` answer, built at `stamp`, for the rest of its second, and returns it

@@ -13,10 +13,10 @@ pub mod settings;
 mod templates;
 mod views;
 
-use crate::http::answer_cache::{AnswerKey, CachedAnswer};
+use crate::http::answer_cache::AnswerKey;
 use crate::http::links::Links;
 use crate::http::response::{Body, Finish, SharedBody};
-use crate::http::{ApiResponse, AppState};
+use crate::http::{cached_answer, keep_answer, AnswerStamp, ApiResponse, AppState};
 use crate::model::event::Event;
 use crate::model::{Kind, Language};
 use crate::service::events::EventView;
@@ -68,6 +68,7 @@ pub(crate) struct Pages {
     origin: String,
     /// What each address may still propose.
     proposals: manage::propose::ProposalLimit,
+    policies: SecurityPolicies,
 }
 
 impl Pages {
@@ -79,58 +80,77 @@ impl Pages {
             assets: Assets::build(&settings, public_url),
             base: address::base_path(public_url).into(),
             origin,
+            policies: SecurityPolicies::new(&settings),
             settings,
             proposals: Default::default(),
         }
     }
 }
 
-/// Answers a request for a page (`segments`: the decoded path).
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn serve(
-    state: &AppState,
-    finish: &Finish,
-    method: &Method,
-    segments: &[String],
-    query: &str,
+/// A request for a public page, and where its answer may be kept.
+pub(crate) struct PageRequest<'r> {
+    method: &'r Method,
+    query: &'r str,
     password: Option<String>,
-    client: IpAddr,
-) -> Response {
-    let address = Address::parse(segments);
-    let segment = (address.language != Language::En).then_some(address.language);
-    let links = Links::new(state.public_url.clone(), segment);
-    if !matches!(*method, Method::GET | Method::HEAD | Method::POST) {
-        return finish.error(&crate::http::error::ApiError::no_route());
+    address: Address,
+    /// A page an anonymous visitor reads (no password, no form sent) is a function of its
+    /// address, the store's version (read first) and the clock's second, like the JSON
+    /// answers: repeated requests within the second come from the response cache.
+    kept: Option<(AnswerKey, AnswerStamp)>,
+}
+
+impl<'r> PageRequest<'r> {
+    /// The request for the page at `segments` (the decoded path).
+    pub(crate) fn new(
+        state: &AppState,
+        method: &'r Method,
+        segments: &[String],
+        query: &'r str,
+        password: Option<String>,
+    ) -> PageRequest<'r> {
+        let kept =
+            (password.is_none() && matches!(*method, Method::GET | Method::HEAD)).then(|| {
+                let key = AnswerKey::Page {
+                    path: segments.to_vec(),
+                    query: query.to_string(),
+                };
+                (key, AnswerStamp::now(state))
+            });
+        PageRequest {
+            method,
+            query,
+            password,
+            address: Address::parse(segments),
+            kept,
+        }
     }
-    // A page an anonymous visitor reads is a function of its address, the store's version
-    // (read first) and the clock's second, like the JSON answers: repeated requests within
-    // the second come from the response cache.
-    let key = (password.is_none() && *method != Method::POST).then(|| AnswerKey::Page {
-        path: segments.to_vec(),
-        query: query.to_string(),
-    });
-    let (version, second) = (state.store.version(), chrono::Utc::now().timestamp());
-    let cached = key.as_ref().and_then(|key| {
-        let found = state.responses.get(key, version, second);
-        crate::metrics::cache(
-            crate::metrics::Cache::Responses,
-            u64::from(found.is_some()),
-            u64::from(found.is_none()),
-        );
-        found
-    });
-    let answer = match cached {
-        Some(found) => Answer::Page(found.answer()),
-        None => match render(state, &address, &links, query, password, client) {
-            Ok(Answer::Page(page)) => match key {
-                Some(key) if page.status == StatusCode::OK => {
-                    let page = CachedAnswer::from_answer(page);
-                    if chrono::Utc::now().timestamp() == second {
-                        state
-                            .responses
-                            .put(key, version, second..second + 1, page.clone());
-                    }
-                    Answer::Page(page.answer())
+
+    /// Its answer from the response cache, when this version of the store already built it
+    /// this second: a lookup, answered without leaving the async worker.
+    pub(crate) fn cached(&self, state: &AppState, finish: &Finish) -> Option<Response> {
+        let (key, stamp) = self.kept.as_ref()?;
+        let found = cached_answer(state, key, *stamp)?;
+        Some(self.respond(state, finish, Answer::Page(found.answer())))
+    }
+
+    /// Builds its answer from the service views (they read the store and the index: run
+    /// off the async workers).
+    pub(crate) fn build(mut self, state: &AppState, finish: &Finish, client: IpAddr) -> Response {
+        if !matches!(*self.method, Method::GET | Method::HEAD | Method::POST) {
+            return finish.error(&crate::http::error::ApiError::no_route());
+        }
+        let links = self.links(state);
+        let answer = match render(
+            state,
+            &self.address,
+            &links,
+            self.query,
+            self.password.take(),
+            client,
+        ) {
+            Ok(Answer::Page(page)) => match self.kept.take() {
+                Some((key, stamp)) if page.status == StatusCode::OK => {
+                    Answer::Page(keep_answer(state, key, stamp, page))
                 }
                 _ => Answer::Page(page),
             },
@@ -139,69 +159,122 @@ pub(crate) fn serve(
                 tracing::error!(error = ?e, "rendering a page failed");
                 return finish.error(&crate::http::error::from_service(e, finish.caller));
             }
-        },
-    };
-    let frame_ancestors = if address.embed && !state.pages.settings.embed_origins.is_empty() {
-        format!("'self' {}", state.pages.settings.embed_origins.join(" "))
-    } else {
-        "'self'".to_string()
-    };
-    let mut response = match answer {
-        Answer::Refused(e) => return finish.error(&e),
-        Answer::Redirect(path) => {
-            let mut r = Response::new(Vec::new().into());
-            *r.status_mut() = StatusCode::SEE_OTHER;
-            put(
-                r.headers_mut(),
-                header::LOCATION,
-                &format!("{}{path}", state.pages.origin),
+        };
+        self.respond(state, finish, answer)
+    }
+
+    fn links(&self, state: &AppState) -> Links {
+        let segment = (self.address.language != Language::En).then_some(self.address.language);
+        Links::new(state.public_url.clone(), segment)
+    }
+
+    /// The response of `answer`, with the headers every page carries.
+    fn respond(&self, state: &AppState, finish: &Finish, answer: Answer) -> Response {
+        let mut response = match answer {
+            Answer::Refused(e) => return finish.error(&e),
+            Answer::Redirect(path) => {
+                let mut r = Response::new(Vec::new().into());
+                *r.status_mut() = StatusCode::SEE_OTHER;
+                put(
+                    r.headers_mut(),
+                    header::LOCATION,
+                    &format!("{}{path}", state.pages.origin),
+                );
+                put(r.headers_mut(), header::CACHE_CONTROL, "no-store");
+                r
+            }
+            Answer::Page(page) => {
+                let cache = if page.status == StatusCode::OK && *self.method != Method::POST {
+                    "public, no-cache"
+                } else {
+                    "no-store"
+                };
+                let mut r = finish.success(page, Some(cache));
+                r.headers_mut()
+                    .remove(HeaderName::from_static("x-robots-tag"));
+                r
+            }
+        };
+        let h = response.headers_mut();
+        let framing = if self.address.embed {
+            Framing::Embeds
+        } else {
+            Framing::Own
+        };
+        security_headers(state, h, framing);
+        h.insert(
+            HeaderName::from_static("x-cal-api-version"),
+            HeaderValue::from_static("v1"),
+        );
+        put(
+            h,
+            HeaderName::from_static("x-cal-api-root"),
+            &format!("{}/", self.links(state).namespace()),
+        );
+        put(
+            h,
+            HeaderName::from_static("x-cal-api-origin"),
+            &state.public_url,
+        );
+        response
+    }
+}
+
+/// Who may show a page in a frame (CSP `frame-ancestors`).
+#[derive(Clone, Copy)]
+pub(crate) enum Framing {
+    /// This site only: every public page but the embeds.
+    Own,
+    /// This site and the origins the operator lists (`--embed-origins`): the embeds.
+    Embeds,
+    /// Nobody: the editors' pages.
+    Nobody,
+}
+
+/// The `Content-Security-Policy` of each [`Framing`], made once: what a page may load (its own
+/// origin, and images from the listed ones), frame and send.
+struct SecurityPolicies([HeaderValue; 3]);
+
+impl SecurityPolicies {
+    fn new(settings: &Settings) -> SecurityPolicies {
+        let policy = |frame_ancestors: &str| {
+            let csp = format!(
+                "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; \
+                 img-src 'self' data: {}; \
+                 form-action 'self'; base-uri 'none'; frame-ancestors {frame_ancestors}",
+                settings.image_origins.join(" ")
             );
-            put(r.headers_mut(), header::CACHE_CONTROL, "no-store");
-            r
-        }
-        Answer::Page(page) => {
-            let cache = if page.status == StatusCode::OK && *method != Method::POST {
-                "public, no-cache"
-            } else {
-                "no-store"
-            };
-            let mut r = finish.success(page, Some(cache));
-            r.headers_mut()
-                .remove(HeaderName::from_static("x-robots-tag"));
-            r
-        }
-    };
-    let h = response.headers_mut();
-    security_headers(state, h, &frame_ancestors);
-    put(h, HeaderName::from_static("x-cal-api-version"), "v1");
-    put(
-        h,
-        HeaderName::from_static("x-cal-api-root"),
-        &format!("{}/", links.namespace()),
-    );
-    put(
-        h,
-        HeaderName::from_static("x-cal-api-origin"),
-        &state.public_url,
-    );
-    response
+            // Origins are checked when the settings are read; one that is not a header
+            // value's text leaves the strictest policy.
+            HeaderValue::from_str(&csp).unwrap_or(HeaderValue::from_static("default-src 'none'"))
+        };
+        let embeds = if settings.embed_origins.is_empty() {
+            "'self'".to_string()
+        } else {
+            format!("'self' {}", settings.embed_origins.join(" "))
+        };
+        SecurityPolicies([policy("'self'"), policy(&embeds), policy("'none'")])
+    }
+
+    fn get(&self, framing: Framing) -> HeaderValue {
+        self.0[framing as usize].clone()
+    }
 }
 
 /// The headers that keep a page to its own origin: what it may load, frame and send.
-fn security_headers(state: &AppState, h: &mut HeaderMap, frame_ancestors: &str) {
-    let csp = format!(
-        "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; \
-         img-src 'self' data: {}; \
-         form-action 'self'; base-uri 'none'; frame-ancestors {frame_ancestors}",
-        state.pages.settings.image_origins.join(" ")
+fn security_headers(state: &AppState, h: &mut HeaderMap, framing: Framing) {
+    h.insert(
+        header::CONTENT_SECURITY_POLICY,
+        state.pages.policies.get(framing),
     );
-    put(h, header::CONTENT_SECURITY_POLICY, &csp);
-    put(
-        h,
+    h.insert(
         header::REFERRER_POLICY,
-        "strict-origin-when-cross-origin",
+        HeaderValue::from_static("strict-origin-when-cross-origin"),
     );
-    put(h, header::X_CONTENT_TYPE_OPTIONS, "nosniff");
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
 }
 
 /// Answers `/assets/{name}`: content-hashed names are immutable, `embed.js` (named in other

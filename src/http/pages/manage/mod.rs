@@ -319,7 +319,7 @@ fn respond(state: &AppState, finish: &Finish<'_>, answer: Answer) -> Response {
             h.append(header::SET_COOKIE, v);
         }
     }
-    super::security_headers(state, h, "'none'");
+    super::security_headers(state, h, super::Framing::Nobody);
     response
 }
 
