@@ -178,6 +178,15 @@ impl SearchIndex {
             schema_version: parsed.version,
         };
         let applied = search.applied_seq();
+        if applied > store.outbox_head()? {
+            // A cluster replica lost its last local commits to a crash after the index had
+            // applied them; the log gives them again, and they must reach the index.
+            tracing::warn!(
+                applied,
+                "the search index is ahead of the replica; the writes it lost come again from the cluster log"
+            );
+            store.draw_outbox_after(applied)?;
+        }
         if let Some(last) = search.apply_after(store, applied, Commit::Now)? {
             tracing::info!(
                 entries = last - applied,

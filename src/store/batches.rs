@@ -182,7 +182,7 @@ impl Store {
         let mut batch = Batch {
             id,
             pending,
-            txn: Some(self.db.begin_write()?),
+            txn: Some(self.begin_local_write()?),
             head,
             caught_up: Vec::new(),
             entries: Vec::new(),
@@ -220,7 +220,7 @@ impl Store {
     fn rebuild(&self, batch: &mut Batch) -> Result<(), StoreError> {
         // The old transaction goes first: redb has one writer at a time.
         drop(batch.txn.take());
-        batch.txn = Some(self.db.begin_write()?);
+        batch.txn = Some(self.begin_local_write()?);
         self.replay(batch)
     }
 

@@ -58,6 +58,9 @@ const WEBHOOKS: TableDefinition<u64, &[u8]> = TableDefinition::new("webhooks");
 /// Source → the change feed token a copy of another almanac reached (`import --from`).
 const SYNC_TOKENS: TableDefinition<&str, &str> = TableDefinition::new("sync_tokens");
 const OUTBOX_SEQUENCE: &str = "seq.outbox";
+/// Cluster mode: how long a replica's local commits may stay in this process's memory only
+/// (see [`Store::begin_local_write`]).
+const REPLICA_SYNC_INTERVAL: std::time::Duration = std::time::Duration::from_secs(1);
 /// (kind, group ID, language) → member ID: translation groups.
 const GROUPS: TableDefinition<(&str, u64, &str), u64> = TableDefinition::new("translation_groups");
 
@@ -145,6 +148,8 @@ pub struct Store {
     log_head: std::sync::atomic::AtomicU64,
     /// Cluster mode: the log turned out shorter than this replica (see [`Store::diverged`]).
     diverged: std::sync::atomic::AtomicBool,
+    /// Cluster mode: when a local commit was last made durable.
+    synced_at: std::sync::Mutex<std::time::Instant>,
 }
 
 /// Counts one write in progress for as long as it lives (errors and panics included).
@@ -233,6 +238,7 @@ impl Store {
             users_generation: std::sync::atomic::AtomicU64::new(0),
             log_head: std::sync::atomic::AtomicU64::new(0),
             diverged: std::sync::atomic::AtomicBool::new(false),
+            synced_at: std::sync::Mutex::new(std::time::Instant::now()),
         };
         store.write(|tx| {
             let meta = tx.meta_mut()?;
@@ -300,7 +306,7 @@ impl Store {
         f: impl FnOnce(&mut WriteTx) -> Result<T, E>,
     ) -> Result<(T, Option<u64>), E> {
         let _counted = InProgress::enter(&self.in_progress);
-        let txn = self.db.begin_write().map_err(StoreError::from)?;
+        let txn = self.begin_local_write()?;
         let (out, last) = {
             let mut tx = WriteTx::new(&txn, recording);
             let out = f(&mut tx)?;
@@ -311,6 +317,24 @@ impl Store {
         txn.commit().map_err(StoreError::from)?;
         crate::metrics::store_commit(committing.elapsed().as_secs_f64());
         Ok((out, last))
+    }
+
+    /// A local write transaction. On a single node every commit is durable: the store is the
+    /// truth. In cluster mode the log in PostgreSQL is, and a replica that loses its last
+    /// commits to a crash applies them again from the log when it starts: its commits are made
+    /// durable about once per [`REPLICA_SYNC_INTERVAL`] (each durable commit makes those before
+    /// it durable too; closing the store makes the rest durable), and in between pay no fsync.
+    fn begin_local_write(&self) -> StoreResult<redb::WriteTransaction> {
+        let mut txn = self.db.begin_write()?;
+        if self.log.read().expect("cluster log lock").is_some() {
+            let mut synced_at = self.synced_at.lock().unwrap_or_else(|e| e.into_inner());
+            if synced_at.elapsed() < REPLICA_SYNC_INTERVAL {
+                txn.set_durability(redb::Durability::None)?;
+            } else {
+                *synced_at = std::time::Instant::now();
+            }
+        }
+        Ok(txn)
     }
 
     /// After a local commit: the index takes the outbox entries up to `last_outbox_seq` (the
@@ -519,6 +543,21 @@ impl Store {
             }
         }
         tx.commit()?;
+        Ok(())
+    }
+
+    /// Makes the next outbox sequence numbers follow `seq`, durably: the index holds entries up
+    /// to `seq` that this store no longer has (a cluster replica's last commits lost to a crash,
+    /// see [`Store::begin_local_write`]), and the writes applied again from the log must reach
+    /// the index under numbers it has not applied yet.
+    pub(crate) fn draw_outbox_after(&self, seq: u64) -> StoreResult<()> {
+        let txn = self.db.begin_write()?;
+        {
+            let mut meta = txn.open_table(META)?;
+            let drawn = meta.get(OUTBOX_SEQUENCE)?.map(|v| v.value()).unwrap_or(0);
+            meta.insert(OUTBOX_SEQUENCE, drawn.max(seq))?;
+        }
+        txn.commit()?;
         Ok(())
     }
 
