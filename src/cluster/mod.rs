@@ -119,17 +119,33 @@ fn migrate(client: &mut Client) -> Result<(), ClusterError> {
     Ok(())
 }
 
-fn entries(rows: Vec<postgres::Row>) -> Result<Vec<LogEntry>, ClusterError> {
-    rows.into_iter()
-        .map(|row| {
-            let seq: i64 = row.get(0);
-            let bytes: Vec<u8> = row.get(1);
-            Ok(LogEntry {
+/// The log's head and up to `$2` entries after `$1`, in one snapshot: a row per entry, or a
+/// row without one when there is none.
+const HEAD_AND_NEXT: &str = "
+SELECT head.value, log.seq, log.changes FROM almanac_meta head
+LEFT JOIN LATERAL (
+    SELECT seq, changes FROM almanac_log WHERE seq > $1 ORDER BY seq LIMIT $2
+) log ON true
+WHERE head.key = 'head'";
+
+/// The rows of [`HEAD_AND_NEXT`]: the head and the entries.
+fn head_and_next(rows: Vec<postgres::Row>) -> Result<(u64, Vec<LogEntry>), ClusterError> {
+    let mut head = None;
+    let mut found = Vec::new();
+    for row in rows {
+        head = Some(row.try_get::<_, i64>(0)? as u64);
+        if let Some(seq) = row.try_get::<_, Option<i64>>(1)? {
+            let bytes: Vec<u8> = row.try_get(2)?;
+            found.push(LogEntry {
                 seq: seq as u64,
                 changes: codec::decode(&bytes)?,
-            })
-        })
-        .collect()
+            });
+        }
+    }
+    Ok((
+        head.ok_or(ClusterError::Unreadable("the log's head"))?,
+        found,
+    ))
 }
 
 /// The log in PostgreSQL, as the store's [`ClusterLog`]. One connection, lent to one write
@@ -138,32 +154,24 @@ fn entries(rows: Vec<postgres::Row>) -> Result<Vec<LogEntry>, ClusterError> {
 pub(crate) struct PgLog {
     url: String,
     node: String,
-    client: Arc<Mutex<Option<Connection>>>,
+    client: Arc<Mutex<Option<Client>>>,
 }
 
-/// The log's connection and, once a write has prepared it there, its append statement.
-struct Connection {
-    client: Client,
-    append: Option<postgres::Statement>,
-}
-
-impl Connection {
-    fn new(client: Client) -> Connection {
-        Connection {
-            client,
-            append: None,
-        }
-    }
+/// A connection for the log's writes: `almanac_append` prepared on it ([`prepare_append`]).
+fn log_connection(url: &str) -> Result<Client, ClusterError> {
+    let mut client = connect(url)?;
+    client.batch_execute(&prepare_append())?;
+    Ok(client)
 }
 
 impl PgLog {
     /// Connects, and creates almanac's tables when the database has none.
     pub(crate) fn connect(url: &str, node: &str) -> Result<PgLog, ClusterError> {
-        let client = connect(url)?;
+        let client = log_connection(url)?;
         Ok(PgLog {
             url: url.to_string(),
             node: node.to_string(),
-            client: Arc::new(Mutex::new(Some(Connection::new(client)))),
+            client: Arc::new(Mutex::new(Some(client))),
         })
     }
 
@@ -177,11 +185,10 @@ impl PgLog {
         }
     }
 
-    fn client(&self) -> Result<MutexGuard<'_, Option<Connection>>, String> {
+    fn client(&self) -> Result<MutexGuard<'_, Option<Client>>, String> {
         let mut guard = self.client.lock().expect("cluster connection lock");
-        if guard.as_ref().is_none_or(|c| c.client.is_closed()) {
-            let client = connect(&self.url).map_err(|e| e.to_string())?;
-            *guard = Some(Connection::new(client));
+        if guard.as_ref().is_none_or(|c| c.is_closed()) {
+            *guard = Some(log_connection(&self.url).map_err(|e| e.to_string())?);
         }
         Ok(guard)
     }
@@ -196,10 +203,7 @@ impl PgLog {
         let mut guard = self
             .client()
             .map_err(|e| ClusterError::Store(crate::store::StoreError::ClusterUnavailable(e)))?;
-        snapshot_with(
-            &mut guard.as_mut().expect("connected above").client,
-            condition,
-        )
+        snapshot_with(guard.as_mut().expect("connected above"), condition)
     }
 }
 
@@ -277,7 +281,7 @@ impl ClusterLog for PgLog {
         &self,
         applied: u64,
     ) -> Result<(Box<dyn LogWrite + Send>, u64, Vec<LogEntry>), String> {
-        let Connection { mut client, append } = self.client()?.take().expect("connected above");
+        let mut client = self.client()?.take().expect("connected above");
         // One round trip: the transaction, the writers' lock, the head and the entries after
         // `applied` (as text: hexadecimal, whatever the server's bytea_output).
         let found = client.simple_query(&format!(
@@ -291,7 +295,6 @@ impl ClusterLog for PgLog {
         let write = PgWrite {
             slot: self.client.clone(),
             client: Some(client),
-            append,
             node: self.node.clone(),
             open: true,
         };
@@ -332,32 +335,56 @@ fn head_and_entries(
 /// connection (given back when done; dropped after a failed statement, which PostgreSQL rolls
 /// back with it).
 struct PgWrite {
-    slot: Arc<Mutex<Option<Connection>>>,
+    slot: Arc<Mutex<Option<Client>>>,
     client: Option<Client>,
-    /// [`APPEND`], prepared on this connection.
-    append: Option<postgres::Statement>,
     node: String,
     /// The transaction is still open (rolled back when dropped).
     open: bool,
 }
 
-/// Appends log entries, the snapshot's new rows and the head in one statement: the entries'
-/// sequence numbers, nodes and changes; the snapshot rows written and removed; the new head
-/// and the head it must replace; and announces them (at commit) on the channel with the
-/// writing node's name, whose own follower has nothing to do.
-const APPEND: &str = "
-WITH log AS (
+/// The statement that prepares `almanac_append` on a connection: appends log entries, the snapshot's new rows and
+/// the head in one statement, given the entries' sequence numbers, the writing node's name
+/// (UTF-8), the entries' changes; the snapshot rows written (their keys in UTF-8, and values)
+/// and removed (keys); the new head and the head it must replace. Nothing is written unless
+/// the head is still the one given; the entries are announced (at commit) on the log's channel
+/// with the node's name, whose own follower has nothing to do. Executed with its values
+/// written out (see [`PgWrite::commit`]), so that the append and the commit are one round trip.
+fn prepare_append() -> String {
+    format!(
+        "
+PREPARE almanac_append(bigint[], bytea, bytea[], bytea[], bytea[], bytea[], bigint, bigint) AS
+WITH head AS (
+    UPDATE almanac_meta SET value = $7 WHERE key = 'head' AND value = $8 RETURNING value
+), log AS (
     INSERT INTO almanac_log (seq, node, changes)
-    SELECT * FROM unnest($1::bigint[], $2::text[], $3::bytea[])
+    SELECT entry.seq, convert_from($2, 'UTF8'), entry.changes
+    FROM unnest($1, $3) AS entry(seq, changes)
+    WHERE EXISTS (SELECT FROM head)
 ), written AS (
     INSERT INTO almanac_snapshot (row_key, change)
-    SELECT * FROM unnest($4::text[], $5::bytea[])
+    SELECT convert_from(kept.row_key, 'UTF8'), kept.change
+    FROM unnest($4, $5) AS kept(row_key, change)
+    WHERE EXISTS (SELECT FROM head)
     ON CONFLICT (row_key) DO UPDATE SET change = EXCLUDED.change
 ), removed AS (
-    DELETE FROM almanac_snapshot WHERE row_key = ANY($6)
+    DELETE FROM almanac_snapshot
+    WHERE row_key IN (SELECT convert_from(gone, 'UTF8') FROM unnest($6) AS gone)
+    AND EXISTS (SELECT FROM head)
 )
-UPDATE almanac_meta SET value = $7 WHERE key = 'head' AND value = $8
-RETURNING pg_notify($9, $10)";
+SELECT pg_notify('{CHANNEL}', convert_from($2, 'UTF8')) FROM head"
+    )
+}
+
+/// `bytes` as an SQL `bytea` literal: hexadecimal digits only, whatever they hold.
+fn bytea_literal(bytes: &[u8]) -> String {
+    format!("decode('{}', 'hex')", hex::encode(bytes))
+}
+
+/// `items` as an SQL `bytea[]` literal.
+fn bytea_array_literal<'a>(items: impl IntoIterator<Item = &'a [u8]>) -> String {
+    let items: Vec<String> = items.into_iter().map(bytea_literal).collect();
+    format!("ARRAY[{}]::bytea[]", items.join(", "))
+}
 
 impl PgWrite {
     /// Runs `statements` on the open transaction; a failure drops the connection.
@@ -375,8 +402,6 @@ impl PgWrite {
 
 impl LogWrite for PgWrite {
     fn commit(mut self: Box<Self>, head: u64, writes: &[Vec<Change>]) -> Result<(), String> {
-        let seqs: Vec<i64> = (1..=writes.len() as i64).map(|i| head as i64 + i).collect();
-        let nodes = vec![self.node.clone(); writes.len()];
         let encoded: Vec<Vec<u8>> = writes.iter().map(codec::encode).collect();
         // Each row's last change in these writes is its latest version.
         let mut latest: HashMap<String, &Change> = HashMap::new();
@@ -392,37 +417,32 @@ impl LogWrite for PgWrite {
                 values.push(codec::encode(change));
             }
         }
-        let new_head = head as i64 + writes.len() as i64;
-        let node = self.node.clone();
-        let mut append = self.append.take();
+        let new_head = head + writes.len() as u64;
+        let seqs: Vec<String> = (head + 1..=new_head).map(|seq| seq.to_string()).collect();
+        // One round trip: the prepared append with its values written out, and the commit.
+        // Numbers and hexadecimal digits are all the values contain.
+        let statements = format!(
+            "EXECUTE almanac_append(ARRAY[{}]::bigint[], {}, {}, {}, {}, {}, {new_head}, {head}); \
+             COMMIT",
+            seqs.join(", "),
+            bytea_literal(self.node.as_bytes()),
+            bytea_array_literal(encoded.iter().map(Vec::as_slice)),
+            bytea_array_literal(kept.iter().map(String::as_bytes)),
+            bytea_array_literal(values.iter().map(Vec::as_slice)),
+            bytea_array_literal(removed.iter().map(String::as_bytes)),
+        );
         self.run(|client| {
-            // Prepared once per connection: then one round trip, and one for the commit.
-            let statement = match &append {
-                Some(statement) => statement.clone(),
-                None => append.insert(client.prepare(APPEND)?).clone(),
-            };
-            let moved = client.execute(
-                &statement,
-                &[
-                    &seqs,
-                    &nodes,
-                    &encoded,
-                    &kept,
-                    &values,
-                    &removed,
-                    &new_head,
-                    &(head as i64),
-                    &CHANNEL,
-                    &node,
-                ],
-            )?;
-            if moved != 1 {
+            let messages = client.simple_query(&statements)?;
+            let announced = messages
+                .iter()
+                .filter(|m| matches!(m, postgres::SimpleQueryMessage::Row(_)))
+                .count();
+            if announced != 1 {
+                // Nothing was written: the transaction committed without it.
                 return Err(ClusterError::HeadMoved { expected: head });
             }
-            client.batch_execute("COMMIT")?;
             Ok(())
         })?;
-        self.append = append;
         self.open = false;
         Ok(())
     }
@@ -436,10 +456,7 @@ impl Drop for PgWrite {
             if !self.open || client.batch_execute("ROLLBACK").is_ok() {
                 let mut slot = self.slot.lock().expect("cluster connection lock");
                 if slot.is_none() {
-                    *slot = Some(Connection {
-                        client,
-                        append: self.append.take(),
-                    });
+                    *slot = Some(client);
                 }
             }
         }
@@ -621,29 +638,27 @@ fn follow_connected(
 ) -> Result<(), ClusterError> {
     let mut client = connect(url)?;
     client.batch_execute(&format!("LISTEN {CHANNEL}"))?;
+    // Prepared once: each look at the log is then one round trip.
+    let head_and_next_statement = client.prepare(HEAD_AND_NEXT)?;
+    let report = client.prepare(
+        "INSERT INTO almanac_nodes (node, applied, seen) VALUES ($1, $2, now()) \
+         ON CONFLICT (node) DO UPDATE SET applied = EXCLUDED.applied, seen = now()",
+    )?;
     let mut reported: Option<std::time::Instant> = None;
     while !stop.load(Ordering::SeqCst) {
         // Where this node is, then where the log is (for `cluster status` and `/healthz`). In
         // this order: a local write may move the node on meanwhile, never past the head.
         let applied = store.cluster_applied()?;
-        let head: i64 = client.query_one(HEAD, &[])?.get(0);
-        store.note_log_head(head as u64);
         // Reported at most once per poll interval, however busy the log.
         if reported.is_none_or(|at| at.elapsed() >= POLL_EVERY) {
-            client.execute(
-                "INSERT INTO almanac_nodes (node, applied, seen) VALUES ($1, $2, now()) \
-                 ON CONFLICT (node) DO UPDATE SET applied = EXCLUDED.applied, seen = now()",
-                &[&node, &(applied as i64)],
-            )?;
+            client.execute(&report, &[&node, &(applied as i64)])?;
             reported = Some(std::time::Instant::now());
         }
-        let rows = client.query(
-            "SELECT seq, changes FROM almanac_log WHERE seq > $1 ORDER BY seq LIMIT $2",
-            &[&(applied as i64), &BATCH],
-        )?;
-        let found = entries(rows)?;
+        let rows = client.query(&head_and_next_statement, &[&(applied as i64), &BATCH])?;
+        let (head, found) = head_and_next(rows)?;
+        store.note_log_head(head);
         let expected = applied + 1;
-        if (head as u64) < applied {
+        if head < applied {
             // The log lost writes this replica holds (a PostgreSQL restored from an older
             // backup, or failed over without a synchronous standby): writing on would fork
             // the calendar.
@@ -654,7 +669,7 @@ fn follow_connected(
                 "the cluster log is shorter than this node's replica; writes are refused"
             );
         } else if found.first().is_some_and(|e| e.seq > expected)
-            || (found.is_empty() && (head as u64) > applied)
+            || (found.is_empty() && head > applied)
         {
             // The entries this replica needs were pruned: start again from the snapshot.
             tracing::warn!(applied, head, "behind the pruned log; copying the snapshot");
