@@ -103,6 +103,22 @@ fn event_body(title: &str, extra: Value) -> Value {
     body
 }
 
+/// Creates a published event of each title on `srv`, in turn; returns the last one's position.
+fn create_events(admin: &Admin, srv: &Server, titles: &[impl AsRef<str>]) -> u64 {
+    let mut last = 0;
+    for title in titles {
+        let r = admin.send(
+            srv,
+            "POST",
+            &format!("{NS}/events"),
+            Some(event_body(title.as_ref(), json!({}))),
+        );
+        assert_eq!(r.status, 201, "{}", r.describe());
+        last = seq_of(&r);
+    }
+    last
+}
+
 fn dirs(tmp: &tempfile::TempDir, names: &[&str]) -> Vec<PathBuf> {
     names.iter().map(|n| tmp.path().join(n)).collect()
 }
@@ -275,17 +291,7 @@ fn a_node_started_on_an_empty_directory_joins_from_the_snapshot() {
     let [a_dir, c_dir] = <[PathBuf; 2]>::try_from(dirs(&tmp, &["a", "c"])).unwrap();
     let a = node(&pg, &a_dir);
     let admin = Admin::of(&a);
-    let mut last = 0;
-    for title in ["First light", "Second wind", "Third time"] {
-        let r = admin.send(
-            &a,
-            "POST",
-            &format!("{NS}/events"),
-            Some(event_body(title, json!({}))),
-        );
-        assert_eq!(r.status, 201, "{}", r.describe());
-        last = seq_of(&r);
-    }
+    let last = create_events(&admin, &a, &["First light", "Second wind", "Third time"]);
     let c = node(&pg, &c_dir);
     assert_eq!(
         position(&c),
@@ -558,17 +564,7 @@ fn a_replica_killed_after_indexing_writes_it_had_not_synced_applies_them_again()
     let admin = Admin::of(&a);
     let b = node(&pg, &b_dir);
     let titles: Vec<String> = (0..30).map(|i| format!("Marimba recital {i}")).collect();
-    let mut last = 0;
-    for title in &titles {
-        let r = admin.send(
-            &a,
-            "POST",
-            &format!("{NS}/events"),
-            Some(event_body(title, json!({}))),
-        );
-        assert_eq!(r.status, 201, "{}", r.describe());
-        last = seq_of(&r);
-    }
+    let last = create_events(&admin, &a, &titles);
     await_position(&b, last);
     // The index commits its documents within a quarter of a second; the store has not made
     // most of these commits durable yet.

@@ -342,13 +342,14 @@ struct PgWrite {
     open: bool,
 }
 
-/// The statement that prepares `almanac_append` on a connection: appends log entries, the snapshot's new rows and
-/// the head in one statement, given the entries' sequence numbers, the writing node's name
-/// (UTF-8), the entries' changes; the snapshot rows written (their keys in UTF-8, and values)
-/// and removed (keys); the new head and the head it must replace. Nothing is written unless
-/// the head is still the one given; the entries are announced (at commit) on the log's channel
-/// with the node's name, whose own follower has nothing to do. Executed with its values
-/// written out (see [`PgWrite::commit`]), so that the append and the commit are one round trip.
+/// The statement that prepares `almanac_append` on a connection: it appends log entries, the
+/// snapshot's new rows and the head in one statement, given the entries' sequence numbers, the
+/// writing node's name (UTF-8), the entries' changes; the snapshot rows written (their keys in
+/// UTF-8, and values) and removed (keys); the new head and the head it must replace. Nothing is
+/// written unless the head is still the one given; the entries are announced (at commit) on the
+/// log's channel with the node's name, whose own follower has nothing to do. Executed with its
+/// values written out (see [`PgWrite::commit`]), so that the append and the commit are one
+/// round trip.
 fn prepare_append() -> String {
     format!(
         "

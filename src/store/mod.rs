@@ -58,7 +58,7 @@ const WEBHOOKS: TableDefinition<u64, &[u8]> = TableDefinition::new("webhooks");
 /// Source → the change feed token a copy of another almanac reached (`import --from`).
 const SYNC_TOKENS: TableDefinition<&str, &str> = TableDefinition::new("sync_tokens");
 const OUTBOX_SEQUENCE: &str = "seq.outbox";
-/// Cluster mode: how long a replica's local commits may stay in this process's memory only
+/// Cluster mode: while a replica commits, one of its commits is made durable at most this often
 /// (see [`Store::begin_local_write`]).
 const REPLICA_SYNC_INTERVAL: std::time::Duration = std::time::Duration::from_secs(1);
 /// (kind, group ID, language) → member ID: translation groups.
@@ -321,9 +321,10 @@ impl Store {
 
     /// A local write transaction. On a single node every commit is durable: the store is the
     /// truth. In cluster mode the log in PostgreSQL is, and a replica that loses its last
-    /// commits to a crash applies them again from the log when it starts: its commits are made
-    /// durable about once per [`REPLICA_SYNC_INTERVAL`] (each durable commit makes those before
-    /// it durable too; closing the store makes the rest durable), and in between pay no fsync.
+    /// commits to a crash applies them again from the log when it starts: the first commit
+    /// begun [`REPLICA_SYNC_INTERVAL`] after the last durable one is durable (and makes those
+    /// before it durable too; closing the store makes the rest durable), the others pay no
+    /// fsync.
     fn begin_local_write(&self) -> StoreResult<redb::WriteTransaction> {
         let mut txn = self.db.begin_write()?;
         if self.log.read().expect("cluster log lock").is_some() {

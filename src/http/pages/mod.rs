@@ -93,6 +93,8 @@ pub(crate) struct PageRequest<'r> {
     query: &'r str,
     password: Option<String>,
     address: Address,
+    /// The links of the page's language segment.
+    links: Links,
     /// A page an anonymous visitor reads (no password, no form sent) is a function of its
     /// address, the store's version (read first) and the clock's second, like the JSON
     /// answers: repeated requests within the second come from the response cache.
@@ -116,11 +118,14 @@ impl<'r> PageRequest<'r> {
                 };
                 (key, AnswerStamp::now(state))
             });
+        let address = Address::parse(segments);
+        let segment = (address.language != Language::En).then_some(address.language);
         PageRequest {
             method,
             query,
             password,
-            address: Address::parse(segments),
+            links: Links::new(state.public_url.clone(), segment),
+            address,
             kept,
         }
     }
@@ -139,11 +144,10 @@ impl<'r> PageRequest<'r> {
         if !matches!(*self.method, Method::GET | Method::HEAD | Method::POST) {
             return finish.error(&crate::http::error::ApiError::no_route());
         }
-        let links = self.links(state);
         let answer = match render(
             state,
             &self.address,
-            &links,
+            &self.links,
             self.query,
             self.password.take(),
             client,
@@ -161,11 +165,6 @@ impl<'r> PageRequest<'r> {
             }
         };
         self.respond(state, finish, answer)
-    }
-
-    fn links(&self, state: &AppState) -> Links {
-        let segment = (self.address.language != Language::En).then_some(self.address.language);
-        Links::new(state.public_url.clone(), segment)
     }
 
     /// The response of `answer`, with the headers every page carries.
@@ -209,7 +208,7 @@ impl<'r> PageRequest<'r> {
         put(
             h,
             HeaderName::from_static("x-cal-api-root"),
-            &format!("{}/", self.links(state).namespace()),
+            &format!("{}/", self.links.namespace()),
         );
         put(
             h,
