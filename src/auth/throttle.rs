@@ -56,7 +56,10 @@ impl Key {
 #[derive(Debug, Clone, Copy)]
 struct Record {
     failures: u32,
-    locked_until: Instant,
+    /// Set only past the free failures. Not "`last_failure` when unlocked": concurrent
+    /// attempts read the clock before taking the lock, so one may come with a `now` a little
+    /// older than a record another has just written, and must not find it locked.
+    locked_until: Option<Instant>,
     last_failure: Instant,
 }
 
@@ -134,9 +137,9 @@ fn locked(
     now: Instant,
 ) -> Result<(), Duration> {
     let locked = keys(user, address)
-        .filter_map(|key| records.get(&key))
-        .filter(|r| r.locked_until > now)
-        .map(|r| r.locked_until - now)
+        .filter_map(|key| records.get(&key)?.locked_until)
+        .filter(|until| *until > now)
+        .map(|until| until - now)
         .max();
     match locked {
         Some(retry_after) => Err(retry_after),
@@ -158,7 +161,7 @@ fn count_failure(
         let free = key.free_failures();
         let record = records.entry(key).or_insert(Record {
             failures: 0,
-            locked_until: now,
+            locked_until: None,
             last_failure: now,
         });
         if now.duration_since(record.last_failure) > FORGET_AFTER {
@@ -167,7 +170,7 @@ fn count_failure(
         record.failures = record.failures.saturating_add(1);
         record.last_failure = now;
         if record.failures > free {
-            record.locked_until = now + lock_window(record.failures - free);
+            record.locked_until = Some(now + lock_window(record.failures - free));
         }
     }
 }
@@ -177,11 +180,8 @@ fn take_back(records: &mut HashMap<Key, Record>, key: Key) {
     let free = key.free_failures();
     if let Some(record) = records.get_mut(&key) {
         record.failures = record.failures.saturating_sub(1);
-        record.locked_until = if record.failures > free {
-            record.last_failure + lock_window(record.failures - free)
-        } else {
-            record.last_failure
-        };
+        record.locked_until = (record.failures > free)
+            .then(|| record.last_failure + lock_window(record.failures - free));
     }
 }
 
@@ -313,6 +313,18 @@ mod tests {
         assert!(throttle.check(None, address, now).is_ok());
         throttle.record_failure(None, address, now);
         assert_eq!(throttle.check(None, address, now), Err(FIRST_LOCK));
+    }
+
+    #[test]
+    fn an_attempt_that_read_the_clock_before_another_is_not_locked_by_it() {
+        let throttle = FailureThrottle::new();
+        let from = ip("192.0.2.1");
+        let earlier = Instant::now();
+        let later = earlier + Duration::from_millis(3);
+        assert_eq!(throttle.admit(Some("ana"), from, later), Ok(()));
+        assert_eq!(throttle.admit(Some("ana"), from, earlier), Ok(()));
+        throttle.withdraw(Some("ana"), from);
+        assert_eq!(throttle.check(Some("ana"), from, earlier), Ok(()));
     }
 
     #[test]
