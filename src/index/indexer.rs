@@ -220,17 +220,21 @@ fn run(shared: &Shared, store: &Store, index: &SearchIndex, commit: Commit) {
         };
         match index.apply_after(store, applied, commit) {
             Ok(last) => {
+                {
+                    let mut p = shared.progress.lock().expect("indexer lock");
+                    // Without entries beyond `applied`, the requests made before the outbox
+                    // was read were already met.
+                    p.applied = p.applied.max(last.unwrap_or(requested));
+                    shared.applied.notify_all();
+                }
+                // After the writers are answered: the checkpoint's syncs make derived files
+                // durable, which no acknowledgement waits for.
                 if checkpoint.due(last.unwrap_or(applied)) {
                     if let Err(e) = checkpoint.take(store, index) {
                         // The outbox keeps the entries; the next checkpoint tries again.
                         tracing::error!(error = %e, "index checkpoint failed");
                     }
                 }
-                let mut p = shared.progress.lock().expect("indexer lock");
-                // Without entries beyond `applied`, the requests made before the outbox was
-                // read were already met.
-                p.applied = p.applied.max(last.unwrap_or(requested));
-                shared.applied.notify_all();
             }
             Err(e) => {
                 // The writes are safe in the store; keep trying rather than acknowledge a write
