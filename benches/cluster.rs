@@ -12,8 +12,9 @@
 //!
 //! - writes: event creates through one node (A) and through both (writers alternating A and B),
 //!   with 1 and 4 writers: creates per second, latency p50/p99;
-//! - replication lag: one writer on A; after each acknowledged create, B's `/healthz` is polled
-//!   until its position reaches the create's `X-Cal-Seq`: p50/p99 of the time from A's answer;
+//! - replication lag: one writer on A; after each acknowledged create, B's `/healthz` is asked
+//!   with the create's `X-Cal-Seq` as `X-Cal-Min-Seq` (B answers once it has applied that
+//!   write): p50/p99 of the time from A's answer to B's;
 //! - reads: a search + date-window list with 4 connections on A alone, then 2 on A and 2 on B.
 //!
 //! Output: a markdown table and the ratios of cluster writes to a single server's on stdout, and
@@ -129,9 +130,12 @@ fn create(client: &reqwest::blocking::Client, base: &str, n: u64) -> Option<u64>
         .and_then(|v| v.parse().ok())
 }
 
-fn position(client: &reqwest::blocking::Client, base: &str) -> u64 {
+/// The node's position, answered once it has reached `seq` (`X-Cal-Min-Seq`: the node answers
+/// when it applies that write, without the client polling it).
+fn position_once_at(client: &reqwest::blocking::Client, base: &str, seq: u64) -> u64 {
     client
         .get(format!("{base}/healthz"))
+        .header("X-Cal-Min-Seq", seq)
         .send()
         .and_then(|r| r.json::<Value>())
         .ok()
@@ -212,7 +216,7 @@ fn main() {
             continue;
         };
         let acknowledged = Instant::now();
-        while position(&client, b_url) < seq {}
+        while position_once_at(&client, b_url, seq) < seq {}
         lags.push(acknowledged.elapsed());
     }
     results.insert(

@@ -57,14 +57,39 @@ fn writes_carry_their_position_and_reads_wait_for_the_one_they_ask() {
         .send();
     assert_eq!(r.status, 200, "{}", r.describe());
 
+    // One the server reaches while the read waits: answered when the write that reaches it is
+    // acknowledged, long before the wait would end.
+    let third = std::thread::scope(|sc| {
+        let waiting = sc.spawn(|| {
+            let asked = Instant::now();
+            let r = s
+                .req("GET", &format!("{NS}/categories/{id}"))
+                .header("X-Cal-Min-Seq", &(second + 1).to_string())
+                .send();
+            (r, asked.elapsed())
+        });
+        std::thread::sleep(Duration::from_millis(300));
+        let renamed = s
+            .req("POST", &format!("{NS}/categories/{id}"))
+            .user(&ADMIN)
+            .json_body(&json!({"name": "Positions three"}))
+            .send();
+        assert_eq!(renamed.status, 200, "{}", renamed.describe());
+        let (r, waited) = waiting.join().unwrap();
+        assert_eq!(r.status, 200, "{}", r.describe());
+        assert_eq!(r.json()["name"], json!("Positions three"));
+        assert!(waited < Duration::from_secs(4), "answered after {waited:?}");
+        seq_of(&renamed)
+    });
+
     // One the server never reaches: 503 after the wait, with Retry-After.
     let started = Instant::now();
     let r = s
         .req("GET", &format!("{NS}/categories"))
-        .header("X-Cal-Min-Seq", &(second + 1000).to_string())
+        .header("X-Cal-Min-Seq", &(third + 1000).to_string())
         .send();
     let v = assert_error(&r, 503, "rest_position_not_reached");
-    assert_eq!(v["data"]["position"], json!(second));
+    assert_eq!(v["data"]["position"], json!(third));
     assert_eq!(r.header("retry-after"), Some("1"));
     assert!(started.elapsed() >= Duration::from_secs(5));
 

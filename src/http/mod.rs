@@ -726,14 +726,9 @@ async fn wait_for_position(store: &Store, value: &HeaderValue) -> Result<(), Api
 /// Waits (up to [`MIN_SEQ_WAIT`]) until this node has applied the write at `wanted`; whether
 /// it has.
 pub(crate) async fn reach_position(store: &Store, wanted: u64) -> bool {
-    let deadline = tokio::time::Instant::now() + MIN_SEQ_WAIT;
-    while store.position() < wanted {
-        if tokio::time::Instant::now() >= deadline {
-            return false;
-        }
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
-    true
+    tokio::time::timeout(MIN_SEQ_WAIT, store.reached(wanted))
+        .await
+        .is_ok()
 }
 
 /// Runs a read handler under `block_in_place`: the async worker's other connections move to

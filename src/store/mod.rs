@@ -138,6 +138,8 @@ pub struct Store {
     in_progress: std::sync::atomic::AtomicUsize,
     /// The position of the last write every later read sees (see [`Store::position`]).
     position: std::sync::atomic::AtomicU64,
+    /// Wakes those waiting for the position to reach a write (see [`Store::reached`]).
+    position_moved: tokio::sync::Notify,
     /// Cluster mode: the log every write goes through.
     log: std::sync::RwLock<Option<std::sync::Arc<dyn ClusterLog>>>,
     /// Cluster mode: the writes on their way into the log.
@@ -233,6 +235,7 @@ impl Store {
             version: std::sync::atomic::AtomicU64::new(0),
             in_progress: std::sync::atomic::AtomicUsize::new(0),
             position: std::sync::atomic::AtomicU64::new(0),
+            position_moved: tokio::sync::Notify::new(),
             log: std::sync::RwLock::new(None),
             batches: Default::default(),
             users_generation: std::sync::atomic::AtomicU64::new(0),
@@ -354,6 +357,7 @@ impl Store {
         if let Some(position) = position {
             self.position
                 .fetch_max(position, std::sync::atomic::Ordering::SeqCst);
+            self.position_moved.notify_waiters();
         }
     }
 
@@ -502,6 +506,21 @@ impl Store {
     /// (`X-Cal-Min-Seq`).
     pub(crate) fn position(&self) -> u64 {
         self.position.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Returns once [`Store::position`] has reached `wanted`: woken by the commit that moves
+    /// it there (a cluster node applying another node's write), not by polling.
+    pub(crate) async fn reached(&self, wanted: u64) {
+        loop {
+            // Registered before the position is read, so a move in between still wakes it.
+            let moved = self.position_moved.notified();
+            let mut moved = std::pin::pin!(moved);
+            moved.as_mut().enable();
+            if self.position() >= wanted {
+                return;
+            }
+            moved.await;
+        }
     }
 
     /// How many writes have started and not yet committed (or failed): the indexer lets a
