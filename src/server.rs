@@ -296,7 +296,7 @@ async fn run(
             let index = scheduler_index.clone();
             let now = chrono::Utc::now().naive_utc();
             match tokio::task::spawn_blocking(move || {
-                crate::service::posts::publish_due(&store, &index, now)
+                crate::service::scheduled::publish_due(&store, &index, now)
             })
             .await
             {

@@ -366,7 +366,7 @@ impl RouteTable {
             }
             _ => {}
         }
-        if crate::http::pages::is_page_path(rest) {
+        if is_page_path(rest) {
             return Target::Page(segments.clone());
         }
         let segment = rest.first().and_then(|s| Language::from_segment(s));
@@ -394,6 +394,26 @@ impl RouteTable {
         }
         Target::Unknown
     }
+}
+
+/// The first words of the pages' paths (after `/embed` and a language segment).
+const FIRST_WORDS: [&str; 5] = ["events", "event", "venue", "organizer", "tag"];
+
+/// Whether decoded path `segments` lie in the pages' space (assets excepted).
+fn is_page_path(segments: &[String]) -> bool {
+    let mut rest = segments;
+    if rest.first().is_some_and(|s| s == "embed") {
+        return true;
+    }
+    if rest
+        .first()
+        .and_then(|s| Language::from_segment(s))
+        .is_some()
+    {
+        rest = &rest[1..];
+    }
+    rest.first()
+        .is_some_and(|s| FIRST_WORDS.contains(&s.as_str()))
 }
 
 /// Trailing slashes removed, split on `/`, each segment percent-decoded as
@@ -491,6 +511,22 @@ mod tests {
             segment,
             route,
             values,
+        }
+    }
+
+    #[test]
+    fn the_pages_space_is_its_first_words_under_an_optional_language_or_embed() {
+        let t = table();
+        for page in [
+            "/events/",
+            "/pt-br/tag/x/",
+            "/embed/anything/",
+            "/es/event/a/",
+        ] {
+            assert!(matches!(t.resolve(page), Target::Page(_)), "{page}");
+        }
+        for other in ["/cal/events/v1/events/1", "/es/cal/events/v1/", "/eventos/"] {
+            assert!(!matches!(t.resolve(other), Target::Page(_)), "{other}");
         }
     }
 

@@ -6,6 +6,7 @@ pub(crate) mod changes;
 pub mod events;
 pub mod linked;
 pub(crate) mod posts;
+pub(crate) mod scheduled;
 pub(crate) mod series;
 pub(crate) mod sessions;
 pub(crate) mod terms;

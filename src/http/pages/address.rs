@@ -98,26 +98,6 @@ pub(crate) struct Address {
     pub page: Page,
 }
 
-/// The first words of the pages' paths (after `/embed` and a language segment).
-const FIRST_WORDS: [&str; 5] = ["events", "event", "venue", "organizer", "tag"];
-
-/// Whether decoded path `segments` lie in the pages' space (assets excepted).
-pub(crate) fn is_page_path(segments: &[String]) -> bool {
-    let mut rest = segments;
-    if rest.first().is_some_and(|s| s == "embed") {
-        return true;
-    }
-    if rest
-        .first()
-        .and_then(|s| Language::from_segment(s))
-        .is_some()
-    {
-        rest = &rest[1..];
-    }
-    rest.first()
-        .is_some_and(|s| FIRST_WORDS.contains(&s.as_str()))
-}
-
 impl Address {
     /// Reads decoded path segments (no empty ones, trailing slash removed).
     pub(crate) fn parse(segments: &[String]) -> Address {
@@ -429,7 +409,5 @@ mod tests {
         ] {
             assert_eq!(parse(unknown).page, Page::Unknown, "{unknown}");
         }
-        assert!(is_page_path(&["pt-br".into(), "tag".into()]));
-        assert!(!is_page_path(&["cal".into(), "events".into()]));
     }
 }

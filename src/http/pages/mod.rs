@@ -35,7 +35,6 @@ use warp::http::header::{self, HeaderMap, HeaderName, HeaderValue};
 use warp::http::{Method, StatusCode};
 use warp::reply::Response;
 
-pub(crate) use address::is_page_path;
 use assets::Assets;
 
 /// Events a day of the week view lists before its "+ N more" link.
