@@ -5,13 +5,17 @@
 //!     ALMANAC_BENCH_EVENTS=1000 cargo bench --bench cluster
 //!
 //! Steps: `almanac generate` fills a data directory with the seeded calendar of
-//! `ALMANAC_BENCH_EVENTS` events (default 1,000) and a single server (no cluster) creates
-//! events on it with 1 and 4 writers, the yardstick of the writes below. Then the same
-//! calendar is uploaded with `almanac cluster init`, node A serves that directory and node B
-//! joins from the snapshot. Then, each for `ALMANAC_BENCH_SECONDS` seconds (default 5):
+//! `ALMANAC_BENCH_EVENTS` events (default 1,000); a single server (no cluster) serves one
+//! copy, the yardstick of the writes below; the same calendar is uploaded with `almanac
+//! cluster init` and node A serves that directory. Then, each for `ALMANAC_BENCH_SECONDS`
+//! seconds (default 5):
 //!
-//! - writes: event creates through one node (A) and through both (writers alternating A and B),
-//!   with 1 and 4 writers: creates per second, latency p50/p99;
+//! - writes through node A alone, with 1 and 4 writers (what a node's writes cost when its
+//!   peers run on other machines), taking turns with the same on the single server;
+//! - node B joins from the snapshot; writes through one node (A) and through both (writers
+//!   alternating A and B), with 1 and 4 writers, taking turns with the single server again.
+//!   Creates per second and latency p50/p99; the runs of each step take turns in five slices
+//!   (see `take_turns`), each idle while another is measured;
 //! - replication lag: one writer on A; after each acknowledged create, B's `/healthz` is asked
 //!   with the create's `X-Cal-Seq` as `X-Cal-Min-Seq` (B answers once it has applied that
 //!   write): p50/p99 of the time from A's answer to B's;
@@ -37,6 +41,8 @@ const BINARY: &str = env!("CARGO_BIN_EXE_almanac");
 const NAMESPACE: &str = "/cal/events/v1";
 const ADMIN: &str = "bench";
 const PASSWORD: &str = "bench-password-0123456789";
+/// The slices each write run is cut into (see `main`).
+const WRITE_SLICES: u32 = 5;
 
 /// A node of the cluster at `cluster` on `data`, its log beside the directory.
 fn start_node(cluster: &str, data: &Path) -> Server {
@@ -72,14 +78,14 @@ fn summary(mut latencies: Vec<Duration>, seconds: f64) -> Value {
 }
 
 /// `threads` clients, the i-th sending to `targets[i % len]`, each running `request` for
-/// `seconds`; the latencies of the answers `request` counts as successes.
+/// `length`; the latencies of the answers `request` counts as successes.
 fn load(
     targets: &[&str],
     threads: usize,
-    seconds: u64,
+    length: Duration,
     request: impl Fn(&reqwest::blocking::Client, &str, u64) -> bool + Sync,
-) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(seconds);
+) -> Vec<Duration> {
+    let deadline = Instant::now() + length;
     let counter = AtomicU64::new(0);
     let latencies: Vec<Duration> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
@@ -104,7 +110,39 @@ fn load(
             .flat_map(|h| h.join().expect("client thread"))
             .collect()
     });
-    summary(latencies, seconds as f64)
+    latencies
+}
+
+/// Creates with 1 and then 4 writers on each of `targets` (a name and its nodes), the runs
+/// taking turns in [`WRITE_SLICES`] slices of `seconds` in all: the machine is shared and its
+/// speed drifts during a run; alternating, the single server and the cluster meet the same
+/// drift. The latencies of each run, named `creates, N writer(s), NAME`.
+fn take_turns(targets: &[(&str, Vec<&str>)], seconds: u64) -> Vec<(String, Vec<Duration>)> {
+    let runs: Vec<(String, &[&str], usize)> = [1, 4]
+        .into_iter()
+        .flat_map(|writers| {
+            targets.iter().map(move |(name, nodes)| {
+                (
+                    format!("creates, {writers} writer(s), {name}"),
+                    nodes.as_slice(),
+                    writers,
+                )
+            })
+        })
+        .collect();
+    let slice = Duration::from_secs(seconds) / WRITE_SLICES;
+    let mut latencies: Vec<Vec<Duration>> = vec![Vec::new(); runs.len()];
+    for _ in 0..WRITE_SLICES {
+        for ((_, nodes, writers), mine) in runs.iter().zip(&mut latencies) {
+            mine.extend(load(nodes, *writers, slice, |client, base, n| {
+                create(client, base, n).is_some()
+            }));
+        }
+    }
+    runs.into_iter()
+        .map(|(name, _, _)| name)
+        .zip(latencies)
+        .collect()
 }
 
 fn create(client: &reqwest::blocking::Client, base: &str, n: u64) -> Option<u64> {
@@ -168,7 +206,7 @@ fn main() {
     };
     let mut results = serde_json::Map::new();
 
-    // A single server on the same calendar first, alone on the machine: the writes' yardstick.
+    // A single server on the same calendar: the writes' yardstick.
     let single_dir = tmp.path().join("single");
     prepare(&single_dir);
     let mut single = Server::start(
@@ -176,17 +214,6 @@ fn main() {
         Some(&single_dir.with_extension("log")),
         |_| {},
     );
-    for writers in [1, 4] {
-        let r = load(
-            &[single.url.as_str()],
-            writers,
-            seconds,
-            |client, base, n| create(client, base, n).is_some(),
-        );
-        results.insert(format!("creates, {writers} writer(s), single server"), r);
-    }
-    single.stop();
-
     let pg = postgres::Postgres::start();
     let url = pg.url();
     prepare(&a_dir);
@@ -194,16 +221,37 @@ fn main() {
         .args(["cluster", "init", "--cluster", &url, "--data-dir"])
         .arg(&a_dir));
     let a = start_node(&url, &a_dir);
+    let single_url = single.url.as_str();
+    // First node A alone (what a node's writes cost when its peers run on other machines),
+    // then with node B following it on the same vCPUs, writes through A and through both.
+    let alone = take_turns(
+        &[
+            ("single server", vec![single_url]),
+            ("node A alone", vec![a.url.as_str()]),
+        ],
+        seconds,
+    );
     let b = start_node(&url, &b_dir);
     let (a_url, b_url) = (a.url.as_str(), b.url.as_str());
-    for writers in [1, 4] {
-        for (name, targets) in [("one node", vec![a_url]), ("two nodes", vec![a_url, b_url])] {
-            let r = load(&targets, writers, seconds, |client, base, n| {
-                create(client, base, n).is_some()
-            });
-            results.insert(format!("creates, {writers} writer(s), {name}"), r);
-        }
+    let with_b = take_turns(
+        &[
+            ("single server", vec![single_url]),
+            ("one node", vec![a_url]),
+            ("two nodes", vec![a_url, b_url]),
+        ],
+        seconds,
+    );
+    // The single server's two turns make one run of twice the length.
+    let mut writes: std::collections::BTreeMap<String, (Vec<Duration>, u64)> = Default::default();
+    for (name, latencies) in alone.into_iter().chain(with_b) {
+        let run = writes.entry(name).or_default();
+        run.0.extend(latencies);
+        run.1 += seconds;
     }
+    for (name, (latencies, length)) in writes {
+        results.insert(name, summary(latencies, length as f64));
+    }
+    single.stop();
 
     // Replication lag: A's answer to B's position.
     let client = reqwest::blocking::Client::new();
@@ -227,13 +275,21 @@ fn main() {
     let list =
         format!("{NAMESPACE}/events?search=concert&start_date=2026-01-01&end_date=2027-12-31");
     for (name, targets) in [("one node", vec![a_url]), ("two nodes", vec![a_url, b_url])] {
-        let r = load(&targets, 4, seconds, |client, base, _| {
-            client
-                .get(format!("{base}{list}"))
-                .send()
-                .is_ok_and(|r| r.status().is_success() && r.bytes().is_ok())
-        });
-        results.insert(format!("search + window list, 4 connections, {name}"), r);
+        let latencies = load(
+            &targets,
+            4,
+            Duration::from_secs(seconds),
+            |client, base, _| {
+                client
+                    .get(format!("{base}{list}"))
+                    .send()
+                    .is_ok_and(|r| r.status().is_success() && r.bytes().is_ok())
+            },
+        );
+        results.insert(
+            format!("search + window list, 4 connections, {name}"),
+            summary(latencies, seconds as f64),
+        );
     }
 
     println!("| Run | Requests/s | p50 ms | p99 ms |");
@@ -246,6 +302,16 @@ fn main() {
     }
     let rate = |name: &str| results[name]["per_second"].as_f64().unwrap_or(0.0);
     for (what, of, to) in [
+        (
+            "node A alone ÷ single server, 1 writer",
+            "creates, 1 writer(s), node A alone",
+            "creates, 1 writer(s), single server",
+        ),
+        (
+            "node A alone ÷ single server, 4 writers",
+            "creates, 4 writer(s), node A alone",
+            "creates, 4 writer(s), single server",
+        ),
         (
             "one node ÷ single server, 1 writer",
             "creates, 1 writer(s), one node",
