@@ -261,22 +261,14 @@ pub(crate) fn cache(cache: Cache, hits: u64, misses: u64) {
     }
 }
 
-/// A scheduled mirror's run of the feed `source` ended: `ok`, with what it did (none when it
-/// failed).
-pub(crate) fn mirror_run(source: &str, ok: bool, summary: Option<&crate::transfer::PullSummary>) {
+/// A scheduled mirror's run of the feed `source` ended: `ok`, with how many records had each
+/// outcome (none when it failed).
+pub(crate) fn mirror_run(source: &str, ok: bool, outcomes: Option<[(&'static str, u64); 5]>) {
     let source = source.to_string();
     gauge!(MIRROR_LAST_RUN, "feed" => source.clone()).set(chrono::Utc::now().timestamp() as f64);
     gauge!(MIRROR_LAST_OK, "feed" => source.clone()).set(if ok { 1.0 } else { 0.0 });
-    if let Some(s) = summary {
-        for (outcome, n) in [
-            ("added", s.added),
-            ("updated", s.updated),
-            ("unchanged", s.unchanged),
-            ("trashed", s.trashed),
-            ("refused", s.refused),
-        ] {
-            gauge!(MIRROR_RECORDS, "feed" => source.clone(), "outcome" => outcome).set(n as f64);
-        }
+    for (outcome, n) in outcomes.into_iter().flatten() {
+        gauge!(MIRROR_RECORDS, "feed" => source.clone(), "outcome" => outcome).set(n as f64);
     }
 }
 

@@ -104,7 +104,7 @@ async fn keep_mirror(
         match ran {
             Ok(None) => tracing::info!(feed = %source, "mirror: another node is running it"),
             Ok(Some(summary)) => {
-                crate::metrics::mirror_run(&source, true, Some(&summary));
+                crate::metrics::mirror_run(&source, true, Some(summary.outcomes()));
                 tracing::info!(feed = %source, %summary, "mirror run");
             }
             Err(e) => {

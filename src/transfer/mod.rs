@@ -34,7 +34,7 @@ mod remote;
 pub(crate) use demo::load_demo;
 pub(crate) use export::export;
 pub(crate) use import::{import, ImportError, ImportOptions, ImportSummary, Rejection};
-pub(crate) use remote::{pull, Connection, PullEvent, PullOptions, PullSummary};
+pub(crate) use remote::{pull, Connection, PullEvent, PullOptions};
 
 use crate::model::Kind;
 

@@ -5,6 +5,7 @@
 pub mod cost;
 pub mod datetime;
 pub mod form;
+pub mod language;
 pub(crate) mod recurrence;
 pub mod scalars;
 pub mod search;

@@ -6,7 +6,7 @@ use rust_stemmers::{Algorithm, Stemmer};
 use std::cell::RefCell;
 use unicode_normalization::char::is_combining_mark;
 
-use crate::model::Language;
+use super::language::Language;
 use crate::values::slug::{fold, fold_into};
 use crate::values::text::{decode_entities, strip_tags};
 

@@ -60,6 +60,19 @@ pub(crate) struct PullSummary {
     pub refused: u64,
 }
 
+impl PullSummary {
+    /// Each outcome's name and count, as the metrics report them.
+    pub(crate) fn outcomes(&self) -> [(&'static str, u64); 5] {
+        [
+            ("added", self.added),
+            ("updated", self.updated),
+            ("unchanged", self.unchanged),
+            ("trashed", self.trashed),
+            ("refused", self.refused),
+        ]
+    }
+}
+
 impl std::fmt::Display for PullSummary {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
