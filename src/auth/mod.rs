@@ -7,7 +7,7 @@
 //! password itself): successes so that clients are not verified on every request, failures so
 //! that a client repeating refused credentials costs no argon2 run either. New attempts are
 //! counted before they are verified and lock the user name or the client address for a while
-//! ([`throttle`], an extension).
+//! ([`throttle`], an extension); the same credentials arriving together are verified once.
 
 pub(crate) mod capabilities;
 pub(crate) mod password;
@@ -59,6 +59,8 @@ pub struct Authenticator {
     /// Guesses of event passwords (`?password=`), per client address.
     event_passwords: FailureThrottle,
     verifier: Verifier,
+    /// Checks under way, by credentials: see [`Authenticator::verify`].
+    checking: InFlight,
 }
 
 impl Authenticator {
@@ -70,6 +72,7 @@ impl Authenticator {
             throttle: FailureThrottle::new(),
             event_passwords: FailureThrottle::new(),
             verifier: Verifier::new(),
+            checking: InFlight::default(),
         }
     }
 
@@ -113,6 +116,17 @@ impl Authenticator {
         }
         // Credentials refused recently get the same answer again, unchecked and uncounted:
         // repeating them teaches nothing (a misconfigured client retrying is not guessing).
+        if let Some(refusal) = self.refused.get(credentials, user.as_deref()) {
+            return Err(refusal);
+        }
+        // The same credentials arriving together (a client opening many connections at once)
+        // are checked once: the others wait for that check and take its outcome from the
+        // caches. Each admitted one would run argon2, and count as a possible failure until it
+        // ended, locking the user past the free failures with the right password.
+        let _turn = self.checking.turn(self.verified.mac(credentials)).await;
+        if self.verified.get(credentials, user.as_deref()).is_some() {
+            return Ok(user.expect("only known users are verified"));
+        }
         if let Some(refusal) = self.refused.get(credentials, user.as_deref()) {
             return Err(refusal);
         }
@@ -217,6 +231,55 @@ fn split_credentials(payload: &[u8]) -> Result<(String, String), AuthError> {
     let text = String::from_utf8(decoded).map_err(|_| AuthError::Malformed)?;
     let (name, password) = text.split_once(':').ok_or(AuthError::Malformed)?;
     Ok((name.to_string(), password.to_string()))
+}
+
+/// Credential checks under way, each a lock that the attempts with the same credentials take
+/// in turn; an entry lives while someone holds or waits for its lock.
+#[derive(Default)]
+struct InFlight {
+    checks: Mutex<HashMap<[u8; 32], Arc<tokio::sync::Mutex<()>>>>,
+}
+
+/// An attempt's turn at checking its credentials; given back when dropped.
+struct Turn<'a> {
+    in_flight: &'a InFlight,
+    key: [u8; 32],
+    held: Option<tokio::sync::OwnedMutexGuard<()>>,
+}
+
+impl InFlight {
+    /// Waits until no other attempt with the credentials whose cache key is `key` is checking
+    /// them.
+    async fn turn(&self, key: [u8; 32]) -> Turn<'_> {
+        let check = self
+            .checks
+            .lock()
+            .expect("checks lock")
+            .entry(key)
+            .or_default()
+            .clone();
+        let mut turn = Turn {
+            in_flight: self,
+            key,
+            held: None,
+        };
+        turn.held = Some(check.lock_owned().await);
+        turn
+    }
+}
+
+impl Drop for Turn<'_> {
+    fn drop(&mut self) {
+        let mut checks = self.in_flight.checks.lock().expect("checks lock");
+        drop(self.held.take());
+        // The map's reference is the last one: nobody holds or waits for this check.
+        if checks
+            .get(&self.key)
+            .is_some_and(|check| Arc::strong_count(check) == 1)
+        {
+            checks.remove(&self.key);
+        }
+    }
 }
 
 struct CacheEntry<T> {
@@ -399,6 +462,20 @@ mod tests {
             .authenticate(Some(respelled.as_bytes()), CLIENT)
             .await
             .is_ok());
+    }
+
+    #[tokio::test]
+    async fn a_burst_of_the_same_right_credentials_is_verified_once_and_never_throttled() {
+        // A client opening many connections at once (after a restart, nothing cached): were
+        // each attempt admitted as a possible failure, those past the free failures would be
+        // refused before the first verification ended.
+        let auth = authenticator();
+        let right = basic("ana:pa:ss");
+        let attempts =
+            (0..throttle::USER_FREE_FAILURES * 3).map(|_| auth.authenticate(Some(&right), CLIENT));
+        for outcome in futures_util::future::join_all(attempts).await {
+            assert!(outcome.is_ok(), "{outcome:?}");
+        }
     }
 
     #[test]
