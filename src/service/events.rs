@@ -1319,16 +1319,6 @@ pub(crate) fn position(store: &Store) -> ServiceResult<u64> {
     Ok(store.outbox_head()?)
 }
 
-/// Published events per term (the `count` of embedded terms) at `now`.
-pub(crate) fn term_counts(
-    index: &SearchIndex,
-    kind: Kind,
-    ids: &[u64],
-    now: NaiveDateTime,
-) -> ServiceResult<HashMap<u64, u64>> {
-    Ok(index.term_counts(kind, ids, now.and_utc().timestamp())?)
-}
-
 /// Whether a representation built from a view at outbox position `head` with these
 /// dependencies is still exact (see [`EventViews::dependencies`]).
 pub(crate) fn unchanged_since(index: &SearchIndex, dependencies: &[Dependency], head: u64) -> bool {

@@ -1008,7 +1008,7 @@ fn slot_counts(
         }
         ids.sort_unstable();
         ids.dedup();
-        let found = events::term_counts(&state.index, kind, &ids, generation.clock())
+        let found = crate::service::terms::counts(&state.index, kind, &ids, generation.clock())
             .map_err(|e| from_service(e, ctx.caller))?;
         counts.extend(found.into_iter().map(|(id, count)| ((kind, id), count)));
     }
