@@ -698,3 +698,53 @@ fn follow_connected(
     }
     Ok(())
 }
+
+#[cfg(test)]
+#[path = "../../tests/common/postgres.rs"]
+#[allow(dead_code)]
+mod test_postgres;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The writers' lock keeps other almanac nodes out, but the append does not trust it alone:
+    /// if the head moved after `begin` read it (a writer that ignored the lock, a restored
+    /// database), nothing is written and the write fails.
+    #[test]
+    fn an_append_after_the_head_moved_writes_nothing() {
+        let pg = test_postgres::Postgres::start();
+        let url = pg.url();
+        let log = PgLog::connect(&url, "node-a").unwrap();
+        let sequence = |value| Change::Sequence {
+            key: "posts".into(),
+            value,
+        };
+        // A first append goes through.
+        let (write, head, entries) = log.begin(0).unwrap();
+        assert_eq!((head, entries.len()), (0, 0));
+        write.commit(head, &[vec![sequence(1)]]).unwrap();
+
+        let (write, head, _) = log.begin(1).unwrap();
+        assert_eq!(head, 1);
+        let mut other = connect(&url).unwrap();
+        other
+            .execute("UPDATE almanac_meta SET value = 2 WHERE key = 'head'", &[])
+            .unwrap();
+        let refused = write.commit(head, &[vec![sequence(2)]]).unwrap_err();
+        assert!(refused.contains("head moved"), "{refused}");
+
+        let entries: i64 = other
+            .query_one("SELECT count(*) FROM almanac_log", &[])
+            .unwrap()
+            .get(0);
+        assert_eq!(entries, 1);
+        let (at, rows) = log.snapshot().unwrap();
+        assert_eq!(at, 2);
+        assert_eq!(rows, vec![sequence(1)]);
+        // The log's connection still works.
+        let (write, head, _) = log.begin(1).unwrap();
+        assert_eq!(head, 2);
+        drop(write);
+    }
+}
