@@ -590,6 +590,7 @@ impl Store {
     pub fn read(&self) -> StoreResult<ReadTx> {
         Ok(ReadTx {
             txn: self.db.begin_read()?,
+            records: Default::default(),
         })
     }
 
@@ -1511,6 +1512,9 @@ impl WriteTx<'_> {
 /// A read snapshot.
 pub struct ReadTx {
     txn: redb::ReadTransaction,
+    /// Each kind's records table, opened at its first read: a list's representations read
+    /// dozens of records, and opening a table looks up its root each time.
+    records: [std::sync::OnceLock<redb::ReadOnlyTable<u64, &'static [u8]>>; 5],
 }
 
 impl Reads for ReadTx {
@@ -1520,8 +1524,13 @@ impl Reads for ReadTx {
 // The tables the read methods use: a read transaction opens them as it goes (a request reads
 // a few records; opening a table for reading takes no lock).
 impl ReadTx {
-    fn records(&self, kind: Kind) -> StoreResult<redb::ReadOnlyTable<u64, &'static [u8]>> {
-        Ok(self.txn.open_table(records_table(kind))?)
+    fn records(&self, kind: Kind) -> StoreResult<&redb::ReadOnlyTable<u64, &'static [u8]>> {
+        let opened = &self.records[kind_slot(kind)];
+        if let Some(table) = opened.get() {
+            return Ok(table);
+        }
+        let table = self.txn.open_table(records_table(kind))?;
+        Ok(opened.get_or_init(|| table))
     }
 
     fn slugs(&self) -> StoreResult<redb::ReadOnlyTable<SlugKey, u64>> {
