@@ -121,14 +121,19 @@ impl Authenticator {
         }
         // The same credentials arriving together (a client opening many connections at once)
         // are checked once: the others wait for that check and take its outcome from the
-        // caches. Each admitted one would run argon2, and count as a possible failure until it
-        // ended, locking the user past the free failures with the right password.
-        let _turn = self.checking.turn(self.verified.mac(credentials)).await;
+        // caches, or its `Busy` (which is not cached: each waiter would otherwise wait for a
+        // verifier in turn). Each admitted one would run argon2, and count as a possible
+        // failure until it ended, locking the user past the free failures with the right
+        // password.
+        let mut turn = self.checking.turn(self.verified.mac(credentials)).await;
         if self.verified.get(credentials, user.as_deref()).is_some() {
             return Ok(user.expect("only known users are verified"));
         }
         if let Some(refusal) = self.refused.get(credentials, user.as_deref()) {
             return Err(refusal);
+        }
+        if turn.found_busy() {
+            return Err(AuthError::Busy);
         }
         // Unknown names are counted against the address only: they have no account to protect,
         // and counting them per name would let a flood of invented names evict real records.
@@ -153,6 +158,7 @@ impl Authenticator {
             Err(verifier::Busy) => {
                 crate::metrics::verifier_busy();
                 self.throttle.withdraw(known_name, client);
+                turn.note_busy();
                 return Err(AuthError::Busy);
             }
         };
@@ -234,17 +240,18 @@ fn split_credentials(payload: &[u8]) -> Result<(String, String), AuthError> {
 }
 
 /// Credential checks under way, each a lock that the attempts with the same credentials take
-/// in turn; an entry lives while someone holds or waits for its lock.
+/// in turn, holding whether the last check found every verifier busy; an entry lives while
+/// someone holds or waits for its lock.
 #[derive(Default)]
 struct InFlight {
-    checks: Mutex<HashMap<[u8; 32], Arc<tokio::sync::Mutex<()>>>>,
+    checks: Mutex<HashMap<[u8; 32], Arc<tokio::sync::Mutex<bool>>>>,
 }
 
 /// An attempt's turn at checking its credentials; given back when dropped.
 struct Turn<'a> {
     in_flight: &'a InFlight,
     key: [u8; 32],
-    held: Option<tokio::sync::OwnedMutexGuard<()>>,
+    held: Option<tokio::sync::OwnedMutexGuard<bool>>,
 }
 
 impl InFlight {
@@ -265,6 +272,21 @@ impl InFlight {
         };
         turn.held = Some(check.lock_owned().await);
         turn
+    }
+}
+
+impl Turn<'_> {
+    /// The attempt before this one with the same credentials found every verifier busy.
+    fn found_busy(&self) -> bool {
+        self.held.as_deref().copied().unwrap_or(false)
+    }
+
+    /// This attempt found every verifier busy: those waiting with the same credentials are
+    /// answered so at once.
+    fn note_busy(&mut self) {
+        if let Some(held) = self.held.as_deref_mut() {
+            *held = true;
+        }
     }
 }
 
@@ -465,7 +487,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_burst_of_the_same_right_credentials_is_verified_once_and_never_throttled() {
+    async fn a_burst_of_the_same_right_credentials_is_never_throttled() {
         // A client opening many connections at once (after a restart, nothing cached): were
         // each attempt admitted as a possible failure, those past the free failures would be
         // refused before the first verification ended.

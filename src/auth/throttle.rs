@@ -168,7 +168,8 @@ fn count_failure(
             record.failures = 0;
         }
         record.failures = record.failures.saturating_add(1);
-        record.last_failure = now;
+        // Attempts read the clock before the lock: keep the newest.
+        record.last_failure = record.last_failure.max(now);
         if record.failures > free {
             record.locked_until = Some(now + lock_window(record.failures - free));
         }

@@ -228,7 +228,8 @@ fn run(shared: &Shared, store: &Store, index: &SearchIndex, commit: Commit) {
                     shared.applied.notify_all();
                 }
                 // After the writers are answered: the checkpoint's syncs make derived files
-                // durable, which no acknowledgement waits for.
+                // durable, which the writes just applied need not wait for (one arriving
+                // meanwhile still waits for this thread).
                 if checkpoint.due(last.unwrap_or(applied)) {
                     if let Err(e) = checkpoint.take(store, index) {
                         // The outbox keeps the entries; the next checkpoint tries again.

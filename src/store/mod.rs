@@ -1521,8 +1521,8 @@ impl Reads for ReadTx {
     read_methods!();
 }
 
-// The tables the read methods use: a read transaction opens them as it goes (a request reads
-// a few records; opening a table for reading takes no lock).
+// The tables the read methods use: a read transaction opens them as it goes (opening a table
+// for reading takes no lock), the records tables once each (see the `records` field).
 impl ReadTx {
     fn records(&self, kind: Kind) -> StoreResult<&redb::ReadOnlyTable<u64, &'static [u8]>> {
         let opened = &self.records[kind_slot(kind)];
