@@ -61,7 +61,7 @@ pub(crate) struct PullSummary {
 }
 
 impl PullSummary {
-    /// Each outcome's name and count, as the metrics report them.
+    /// Each outcome's name and count, as the metrics and the log report them.
     pub(crate) fn outcomes(&self) -> [(&'static str, u64); 5] {
         [
             ("added", self.added),
@@ -75,11 +75,11 @@ impl PullSummary {
 
 impl std::fmt::Display for PullSummary {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "added {}, updated {}, unchanged {}, trashed {}, refused {}",
-            self.added, self.updated, self.unchanged, self.trashed, self.refused
-        )
+        for (i, (outcome, n)) in self.outcomes().into_iter().enumerate() {
+            let separator = if i == 0 { "" } else { ", " };
+            write!(f, "{separator}{outcome} {n}")?;
+        }
+        Ok(())
     }
 }
 
